@@ -1,0 +1,2 @@
+export * from './config.js'
+export type { CliCommand } from './command.js'

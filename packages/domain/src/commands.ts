@@ -1,0 +1,20 @@
+import type { OrderAddedData, OrderCanceledData, OrderCompletedData, OrderUpdatedData } from './events.js'
+
+/** The four wire event names of SPEC.md §2.1. */
+export const WIRE_EVENTS = ['ORDER_ADD', 'ORDER_UPDATE', 'ORDER_COMPLETE', 'ORDER_CANCELED'] as const
+export type WireEvent = (typeof WIRE_EVENTS)[number]
+
+interface Command<Type extends WireEvent, Data> {
+  readonly type: Type
+  readonly data: Data
+  /** Deterministic id (UUID v5) of the event this command would append; see `eventIdFor`. */
+  readonly eventId: string
+}
+
+export type AddOrder = Command<'ORDER_ADD', OrderAddedData>
+export type UpdateOrder = Command<'ORDER_UPDATE', OrderUpdatedData>
+export type CompleteOrder = Command<'ORDER_COMPLETE', OrderCompletedData>
+export type CancelOrder = Command<'ORDER_CANCELED', OrderCanceledData>
+
+/** A validated request to change one order. */
+export type OrderCommand = AddOrder | UpdateOrder | CompleteOrder | CancelOrder

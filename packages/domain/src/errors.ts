@@ -1,0 +1,58 @@
+/**
+ * The one catalogue of error codes Waybill answers with: SPEC.md §7 plus our own three
+ * (DESIGN.md §3). The ingress turns a `WaybillError` into an RFC 9457 problem body; the HTTP
+ * status lives here because it is part of the published contract, like the codes themselves.
+ */
+export const ERROR_CATALOGUE = {
+  insecure_connection: { status: 403, title: 'Plain HTTP is not accepted; the key sent has been revoked' },
+  api_key_missing: { status: 401, title: 'No API key in the Service-Api-Key header' },
+  invalid_api_key: { status: 401, title: 'The API key is not valid' },
+  api_key_forbidden: { status: 403, title: 'The API key lacks the scope for this action' },
+  no_body: { status: 400, title: 'The request body is empty' },
+  unknown_event: { status: 400, title: 'The event is missing or not one of the four known events' },
+  bad_request: { status: 400, title: 'The request is malformed' },
+  not_found: { status: 404, title: 'No such order' },
+  locked: { status: 409, title: 'The order is completed or canceled and can no longer be modified' },
+  conflict: { status: 409, title: 'An order with this order_id already exists' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'The content type is not supported' },
+  rate_limited: { status: 429, title: 'Too many requests for this API key' },
+  server_error: { status: 500, title: 'Internal server error' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE
+
+/** The order rules of SPEC.md §3 a decision can break. */
+export type DomainErrorCode = Extract<ErrorCode, 'not_found' | 'locked' | 'conflict'>
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CATALOGUE, value)
+}
+
+export interface WaybillErrorOptions {
+  /** Extra response headers, e.g. Retry-After. */
+  readonly headers?: Readonly<Record<string, string>>
+  /**
+   * Overrides the catalogue's status. Used for one case only: a `server_error` answered as 503
+   * (with Retry-After) when the store is full or unreachable, so that clients which only know
+   * SPEC.md's codes still see `server_error` while the status tells them the failure is passing.
+   */
+  readonly status?: 503
+  readonly cause?: unknown
+}
+
+/** An error answered to a client: a code from the catalogue and a human detail. */
+export class WaybillError extends Error {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    options: WaybillErrorOptions = {},
+  ) {
+    super(detail ?? ERROR_CATALOGUE[code].title, { cause: options.cause })
+    this.name = 'WaybillError'
+    this.status = options.status ?? ERROR_CATALOGUE[code].status
+    this.headers = options.headers ?? {}
+  }
+}

@@ -1,0 +1,5 @@
+export * from './events.js'
+export * from './commands.js'
+export * from './decider.js'
+export * from './canonical-json.js'
+export * from './errors.js'
