@@ -15,6 +15,8 @@ export interface WaybillConfig {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Port of a separate listener for /metrics; null serves it on the HTTPS listener. */
   readonly metricsPort: number | null
+  /** Requests one API key may make per window (WAYBILL_RATE_LIMIT, WAYBILL_RATE_LIMIT_WINDOW_MS). */
+  readonly rateLimit: { readonly max: number; readonly windowMs: number }
 }
 
 /** A variable had a value Waybill cannot run with; the message names it. */
@@ -37,6 +39,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     if (value === undefined) return fallback
     if (!/^\d+$/.test(value) || Number(value) > 65535) {
       throw new ConfigError(name, `expected a port number from 0 to 65535, got "${value}"`)
+    }
+    return Number(value)
+  }
+  const positive = (name: string, fallback: number): number => {
+    const value = text(name)
+    if (value === undefined) return fallback
+    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+      throw new ConfigError(name, `expected a whole number of at least 1, got "${value}"`)
     }
     return Number(value)
   }
@@ -84,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     eventstoreConnectionString: connection,
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsPort: port('WAYBILL_METRICS_PORT', null),
+    rateLimit: { max: positive('WAYBILL_RATE_LIMIT', 1000), windowMs: positive('WAYBILL_RATE_LIMIT_WINDOW_MS', 1000) },
   }
 }
 

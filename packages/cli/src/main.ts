@@ -6,6 +6,8 @@ import type { CliCommand } from './command.js'
  * Fastify and the projector.
  */
 const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
+  serve: () => import('./commands/serve.js'),
+  keys: () => import('./commands/keys.js'),
 }
 
 function usage(): string {

@@ -1,0 +1,63 @@
+import { closeOnSignals, startServer } from '@waybill/ingress'
+import type { CliCommand } from '../command.js'
+import { loadConfig } from '../config.js'
+import { openStore } from '../open-store.js'
+
+const HELP = `Usage: waybill serve
+
+Runs the ingress: the HTTPS API (WAYBILL_HTTPS_PORT, default 8443) and the plain-HTTP listener
+(WAYBILL_HTTP_PORT, default 8080) that answers only insecure_connection. On the first start of
+an empty data directory it creates the sandbox test key and writes it to <data dir>/test-api-key.
+SIGINT/SIGTERM finish in-flight requests, then exit.
+
+Configuration comes from the environment; see README.md ("Configuration").`
+
+export const command: CliCommand = {
+  name: 'serve',
+  summary: 'run the HTTPS ingress (and the plain-HTTP refusal listener)',
+  help: HELP,
+  async run(argv) {
+    if (argv.length > 0) {
+      process.stderr.write(`waybill serve: unexpected argument "${argv[0] ?? ''}"\n\n${HELP}\n`)
+      return 2
+    }
+    const config = loadConfig()
+    const opened = await openStore(config)
+    let server
+    try {
+      server = await startServer({
+        dataDir: config.dataDir,
+        httpsPort: config.httpsPort,
+        httpPort: config.httpPort,
+        host: config.host,
+        tls: config.tls,
+        trustProxy: config.trustProxy,
+        logLevel: config.logLevel,
+        rateLimit: config.rateLimit,
+      }, {
+        store: opened.store,
+        blobs: opened.blobs,
+        // The projector's read API (GET /v1/orders…) is registered here as a plugin once it
+        // exists: plugins: [readApi({ … })]. It runs behind the same key check.
+        plugins: [],
+      })
+    } catch (error) {
+      await opened.close()
+      throw error
+    }
+    const lines = [
+      `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,
+      `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,
+      server.sandbox.created !== null
+        ? `waybill: created the sandbox test key (shown once; also in ${server.sandbox.path}):\n  ${server.sandbox.created}`
+        : `waybill: the sandbox test key is in ${server.sandbox.path}`,
+      `waybill: API docs at ${server.httpsUrl}/docs`,
+    ]
+    process.stdout.write(`${lines.join('\n')}\n`)
+    const running = server
+    return closeOnSignals(async () => {
+      await running.close()
+      await opened.close()
+    }, { log: (line) => process.stderr.write(`${line}\n`) })
+  },
+}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerFactory } from 'fastify'
+import type { LevelWithSilent } from 'pino'
+import { LIMITS } from '@waybill/domain'
+import type { EventStore } from '@waybill/event-store'
+import type { BlobStore } from './http/images.js'
+import { revokeExposedKey } from './keys/key-exposure.js'
+import { KeyRing } from './keys/key-ring.js'
+import auth from './plugins/auth.js'
+import bodyParsers from './plugins/body-parsers.js'
+import docs from './plugins/docs.js'
+import errorHandler from './plugins/error-handler.js'
+import rateLimit, { type RateLimitOptions } from './plugins/rate-limit.js'
+import deliveries from './routes/deliveries.js'
+import errorDescriptions from './routes/errors.js'
+import health from './routes/health.js'
+import ping from './routes/ping.js'
+
+export interface AppOptions {
+  readonly store: EventStore
+  readonly blobs: BlobStore
+  /** Where replacement keys and the test key file are written. */
+  readonly dataDir: string
+  /** Addresses (IPs / CIDR) whose X-Forwarded-Proto and X-Forwarded-For are believed. */
+  readonly trustProxy?: readonly string[]
+  readonly rateLimit?: RateLimitOptions
+  readonly logLevel?: LevelWithSilent
+  /**
+   * More routes to serve behind the same key check, e.g. the projector's read API. Each is
+   * registered after authentication, so `request.principal` is set and `requireScope` works.
+   */
+  readonly plugins?: readonly FastifyPluginAsync[]
+  /** Lets the server entry put the app on its own HTTPS server (and the plain-HTTP one). */
+  readonly serverFactory?: FastifyServerFactory
+  /** True from the moment shutdown starts: new requests are answered 503. */
+  readonly isDraining?: () => boolean
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The Waybill HTTP app. It never listens; `startServer` (or a test's `inject`) drives it. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? 'info',
+      // Fastify's request serializer logs no headers; the redaction guards any future one.
+      redact: ['req.headers["service-api-key"]', 'headers["service-api-key"]'],
+    },
+    bodyLimit: LIMITS.bodyMaxBytes,
+    trustProxy: options.trustProxy !== undefined && options.trustProxy.length > 0 ? [...options.trustProxy] : false,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id']
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    },
+    ...(options.serverFactory !== undefined ? { serverFactory: options.serverFactory } : {}),
+  })
+
+  const keys = new KeyRing(options.store)
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  await app.register(errorHandler)
+  await app.register(auth, {
+    keys,
+    isDraining: options.isDraining ?? (() => false),
+    onKeyExposed: async (presented, request) => {
+      const result = await revokeExposedKey(keys, options.dataDir, presented)
+      if (result !== null) request.log.warn(result, 'API key seen over plain HTTP: revoked and replaced')
+    },
+  })
+  await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
+  await app.register(bodyParsers)
+  await app.register(docs)
+  await app.register(health, { store: options.store })
+  await app.register(errorDescriptions)
+  await app.register(ping)
+  await app.register(deliveries, { store: options.store, blobs: options.blobs })
+  for (const plugin of options.plugins ?? []) await app.register(plugin)
+  return app
+}

@@ -1,0 +1,58 @@
+import { ERROR_CATALOGUE, WaybillError, type ErrorCode } from '@waybill/domain'
+import { StoreUnavailableError } from '@waybill/event-store'
+
+/** The RFC 9457 body Waybill answers every error with, plus `code` from the catalogue. */
+export interface Problem {
+  readonly type: string
+  readonly title: string
+  readonly status: number
+  readonly detail: string
+  readonly code: ErrorCode
+  readonly instance: string
+  readonly request_id: string
+}
+
+/** Where each code is described; `/errors/<code>` answers a short text without a key. */
+export function problemType(code: ErrorCode): string {
+  return `/errors/${code}`
+}
+
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'no_body',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+}
+
+/**
+ * Any thrown value as a WaybillError: ours pass through, Fastify's own client errors map to the
+ * nearest code, a store outage is a retryable 503 `server_error`, anything else a plain 500.
+ */
+export function toWaybillError(error: unknown): WaybillError {
+  if (error instanceof WaybillError) return error
+  if (error instanceof StoreUnavailableError) {
+    return new WaybillError('server_error', 'The event store is unavailable; retry later',
+      { status: 503, headers: { 'retry-after': '5' }, cause: error })
+  }
+  const fastifyCode = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : ''
+  const mapped = FASTIFY_CODES[fastifyCode]
+  if (mapped !== undefined) return new WaybillError(mapped, undefined, { cause: error })
+  const status = (error as { statusCode?: unknown })?.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new WaybillError('bad_request', (error as Error).message, { cause: error })
+  }
+  return new WaybillError('server_error', undefined, { cause: error })
+}
+
+export function problemFor(error: WaybillError, instance: string, requestId: string): Problem {
+  return {
+    type: problemType(error.code),
+    title: ERROR_CATALOGUE[error.code].title,
+    status: error.status,
+    detail: error.detail ?? ERROR_CATALOGUE[error.code].title,
+    code: error.code,
+    instance,
+    request_id: requestId,
+  }
+}

@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { WaybillError } from '@waybill/domain'
+import type { KeyRing } from '../keys/key-ring.js'
+import type { Principal, Scope } from '../keys/scopes.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller behind the Service-Api-Key header; null on routes that need no key. */
+    principal: Principal | null
+  }
+  interface FastifyContextConfig {
+    /** Route answers without a key (probes, docs); plain HTTP is still refused. */
+    public?: boolean
+  }
+}
+
+export const API_KEY_HEADER = 'service-api-key'
+
+export interface AuthOptions {
+  readonly keys: KeyRing
+  /** Called with a key seen over plain HTTP, before `insecure_connection` is answered. */
+  readonly onKeyExposed: (presented: string, request: FastifyRequest) => Promise<void>
+  /** True while the server drains for shutdown: new requests get a retryable 503. */
+  readonly isDraining: () => boolean
+}
+
+/**
+ * Runs in onRequest, before any body byte is read, so a missing or wrong key never makes the
+ * server buffer a large body. Order (DESIGN.md §3): insecure_connection, api_key_missing,
+ * invalid_api_key; the body checks follow once the body is parsed.
+ */
+async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
+  app.decorateRequest('principal', null)
+  app.addHook('onRequest', async (request) => {
+    if (options.isDraining()) {
+      throw new WaybillError('server_error', 'The server is shutting down; retry',
+        { status: 503, headers: { 'retry-after': '1', connection: 'close' } })
+    }
+    const presented = headerValue(request)
+    // request.protocol believes X-Forwarded-Proto only from WAYBILL_TRUST_PROXY addresses.
+    if (request.protocol !== 'https') {
+      if (presented !== null) await options.onKeyExposed(presented, request)
+      throw new WaybillError('insecure_connection', 'Use HTTPS. If this request carried an API key, that key is now revoked and replaced; the operator reads the replacement with `waybill keys list`.')
+    }
+    if (request.is404 || request.routeOptions.config.public === true) return
+    if (presented === null) throw new WaybillError('api_key_missing', 'Send the API key in the Service-Api-Key header')
+    const principal = await options.keys.authenticate(presented)
+    if (principal === null) throw new WaybillError('invalid_api_key')
+    request.principal = principal
+  })
+}
+
+function headerValue(request: FastifyRequest): string | null {
+  const raw = request.headers[API_KEY_HEADER]
+  const value = Array.isArray(raw) ? raw.join(',') : raw
+  return value === undefined || value.trim() === '' ? null : value.trim()
+}
+
+/**
+ * The request's principal when its key holds `scope`; throws `api_key_forbidden` otherwise
+ * (and `api_key_missing` on a route that skipped authentication). For route handlers,
+ * including the projector's read API.
+ */
+export function requireScope(request: FastifyRequest, scope: Scope): Principal {
+  const principal = requirePrincipal(request)
+  if (!principal.scopes.includes(scope)) {
+    throw new WaybillError('api_key_forbidden', `This key lacks the ${scope} scope`)
+  }
+  return principal
+}
+
+/** The request's principal; throws `api_key_missing` on a route that skipped authentication. */
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new WaybillError('api_key_missing')
+  return request.principal
+}
+
+export default fp(auth, { name: 'waybill-auth' })

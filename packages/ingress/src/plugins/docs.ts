@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+
+/** The OpenAPI document, generated from the route schemas, and its UI at /docs (no key needed). */
+async function docs(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Waybill',
+        description: 'Delivery events over HTTPS. Errors are RFC 9457 problem bodies (application/problem+json) with a `code` member; see README.md for the status code table.',
+        version: '1.0.0',
+      },
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key' } },
+      },
+    },
+  })
+  await app.register(async (ui) => {
+    ui.addHook('onRoute', (route) => {
+      route.config = { ...(route.config ?? {}), public: true, rateLimit: false }
+    })
+    await ui.register(swaggerUi, { routePrefix: '/docs' })
+  })
+}
+
+export default fp(docs, { name: 'waybill-docs' })

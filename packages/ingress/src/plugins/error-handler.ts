@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { WaybillError } from '@waybill/domain'
+import { problemFor, toWaybillError } from '../http/problem.js'
+
+/**
+ * The one place an error becomes a response: an RFC 9457 problem body with the catalogue code.
+ * A 5xx says only "Internal server error" to the client; the cause goes to the log.
+ */
+async function errorHandler(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler(async (thrown, request, reply) => {
+    const error = toWaybillError(thrown)
+    if (error.status >= 500) request.log.error({ err: thrown }, 'request failed')
+    else request.log.info({ code: error.code, detail: error.detail }, 'request refused')
+    const path = request.url.split('?')[0] ?? request.url
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
+    return reply
+      .code(error.status)
+      .type('application/problem+json; charset=utf-8')
+      .send(JSON.stringify(problemFor(error, path, request.id)))
+  })
+  app.setNotFoundHandler(async (request) => {
+    throw new WaybillError('not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`)
+  })
+}
+
+export default fp(errorHandler, { name: 'waybill-error-handler' })

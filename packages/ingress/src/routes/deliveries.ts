@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import {
+  DeliveryRequestSchema, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
+  validateDelivery, WaybillError, type WireEvent,
+} from '@waybill/domain'
+import { handleCommand, type EventStore } from '@waybill/event-store'
+import { requireScope } from '../plugins/auth.js'
+import { ProblemSchema } from '../http/problem-schema.js'
+import type { Scope } from '../keys/scopes.js'
+import { decodedImagesOf, type BlobStore } from '../http/images.js'
+
+const SCOPE_FOR_EVENT: Readonly<Record<WireEvent, Scope>> = {
+  ORDER_ADD: 'orders:add',
+  ORDER_UPDATE: 'orders:update',
+  ORDER_COMPLETE: 'orders:complete',
+  ORDER_CANCELED: 'orders:cancel',
+}
+
+export interface DeliveriesRouteOptions {
+  readonly store: EventStore
+  readonly blobs: BlobStore
+}
+
+/**
+ * POST /v1/deliveries. Fastify does not validate the body against the schema (the schema is for
+ * the OpenAPI document): its validation would answer before the scope check, and DESIGN.md §3
+ * puts unknown_event and api_key_forbidden before payload validation. The checks run here in
+ * that order instead.
+ */
+export default async function deliveries(app: FastifyInstance, options: DeliveriesRouteOptions): Promise<void> {
+  app.post('/v1/deliveries', {
+    validatorCompiler: () => () => true,
+    schema: {
+      summary: 'Send one delivery event (ORDER_ADD, ORDER_UPDATE, ORDER_COMPLETE, ORDER_CANCELED)',
+      description: 'Accepts application/json, application/x-www-form-urlencoded (event_payload[field]=…) and multipart/form-data with the same field names. Success answers have an empty body.',
+      tags: ['deliveries'],
+      security: [{ apiKey: [] }],
+      consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+      body: DeliveryRequestSchema,
+      response: {
+        201: Type.Null({ description: 'ORDER_ADD accepted (or an exact retry of it); empty body' }),
+        202: Type.Null({ description: 'ORDER_UPDATE, ORDER_COMPLETE or ORDER_CANCELED accepted (or an exact retry); empty body' }),
+        '4xx': ProblemSchema,
+        '5xx': ProblemSchema,
+      },
+    },
+  }, async (request, reply) => {
+    const body: unknown = request.body
+    // Fastify skips parsing when a request announces no body at all.
+    if (body === undefined) throw new WaybillError('no_body', 'The request body is empty')
+    const named = readEventName(body)
+    if (!named.ok) throw named.error
+    const principal = requireScope(request, SCOPE_FOR_EVENT[named.event])
+    const valid = validateDelivery(named.event, body)
+    if (!valid.ok) throw valid.error
+
+    // Images are durable before the event that refers to them is appended.
+    for (const image of decodedImagesOf(valid.value)) await options.blobs.put(image.bytes, image.sha256)
+
+    const command = toCommand(principal.account, valid.value)
+    const result = await handleCommand(options.store, streamNameFor(principal.account, command.data.order_id), orderDecider, command, {
+      metadata: {
+        received_at: new Date().toISOString(),
+        key_id: principal.keyId,
+        request_id: request.id,
+        schema_version: SCHEMA_VERSION,
+      },
+    })
+    if (result.outcome === 'rejected') throw new WaybillError(result.error)
+    return reply.code(command.type === 'ORDER_ADD' ? 201 : 202).send()
+  })
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { ERROR_CATALOGUE, isErrorCode, WaybillError } from '@waybill/domain'
+
+/** GET /errors/:code, the target of every problem body's `type`: what the code means. */
+export default async function errorDescriptions(app: FastifyInstance): Promise<void> {
+  app.get('/errors/:code', {
+    config: { public: true, rateLimit: false },
+    schema: {
+      summary: 'Describe one error code',
+      tags: ['service'],
+      params: Type.Object({ code: Type.String() }),
+      response: { 200: Type.Object({ code: Type.String(), status: Type.Integer(), title: Type.String() }) },
+    },
+  }, async (request) => {
+    const code = (request.params as { code: string }).code
+    if (!isErrorCode(code)) throw new WaybillError('not_found', `No error code ${code}`)
+    return { code, status: ERROR_CATALOGUE[code].status, title: ERROR_CATALOGUE[code].title }
+  })
+}

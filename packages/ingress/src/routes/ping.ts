@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { ProblemSchema } from '../http/problem-schema.js'
+import { requirePrincipal } from '../plugins/auth.js'
+
+/** GET /ping (SPEC.md §4.2): the service runs and the key is valid; any scope will do. */
+export default async function ping(app: FastifyInstance): Promise<void> {
+  app.get('/ping', {
+    schema: {
+      summary: 'Check that the service runs and the API key is valid',
+      tags: ['service'],
+      security: [{ apiKey: [] }],
+      response: {
+        200: Type.Object({
+          status: Type.Literal('ok'),
+          account: Type.String(),
+          key_id: Type.String(),
+          test: Type.Boolean(),
+        }),
+        '4xx': ProblemSchema,
+        '5xx': ProblemSchema,
+      },
+    },
+  }, async (request) => {
+    const principal = requirePrincipal(request)
+    return { status: 'ok' as const, account: principal.account, key_id: principal.keyId, test: principal.test }
+  })
+}

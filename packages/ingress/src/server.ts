@@ -1,0 +1,102 @@
+import { once } from 'node:events'
+import { mkdir } from 'node:fs/promises'
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { LevelWithSilent } from 'pino'
+import type { EventStore } from '@waybill/event-store'
+import { buildApp } from './app.js'
+import type { BlobStore } from './http/images.js'
+import { KeyRing } from './keys/key-ring.js'
+import { ensureSandboxKey, type SandboxKey } from './keys/sandbox.js'
+import type { RateLimitOptions } from './plugins/rate-limit.js'
+import { loadTlsMaterial } from './tls.js'
+
+/** What the server entry needs from the configuration (the CLI maps its environment to it). */
+export interface ServerConfig {
+  readonly dataDir: string
+  readonly httpsPort: number
+  readonly httpPort: number
+  readonly host: string
+  readonly tls: { readonly certPath: string; readonly keyPath: string } | null
+  readonly trustProxy: readonly string[]
+  readonly logLevel: LevelWithSilent
+  readonly rateLimit?: RateLimitOptions
+}
+
+export interface ServerDeps {
+  readonly store: EventStore
+  readonly blobs: BlobStore
+  /** Extra routes behind the key check (the projector's read API). */
+  readonly plugins?: readonly FastifyPluginAsync[]
+}
+
+export interface RunningServer {
+  readonly app: FastifyInstance
+  readonly httpsUrl: string
+  readonly httpsPort: number
+  readonly httpPort: number
+  /** The certificate clients should trust (generated in the data dir unless configured). */
+  readonly certPath: string
+  readonly sandbox: SandboxKey
+  /** Stops taking requests, lets in-flight ones finish, closes both listeners. */
+  close(): Promise<void>
+}
+
+/**
+ * Owns the listeners: HTTPS for the API, and plain HTTP on its own port whose every answer is
+ * `insecure_connection` (a key seen there is revoked and replaced first). Both serve the same
+ * app; the auth hook tells them apart by the connection (or a trusted X-Forwarded-Proto).
+ */
+export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
+  const tls = await loadTlsMaterial(config.dataDir, config.tls)
+  const sandbox = await ensureSandboxKey(new KeyRing(deps.store), config.dataDir)
+
+  let draining = false
+  let plain: HttpServer | null = null
+  const app = await buildApp({
+    store: deps.store,
+    blobs: deps.blobs,
+    dataDir: config.dataDir,
+    trustProxy: config.trustProxy,
+    logLevel: config.logLevel,
+    ...(config.rateLimit !== undefined ? { rateLimit: config.rateLimit } : {}),
+    ...(deps.plugins !== undefined ? { plugins: deps.plugins } : {}),
+    isDraining: () => draining,
+    serverFactory: (handler) => {
+      plain = createHttpServer(handler)
+      return createHttpsServer({ cert: tls.cert, key: tls.key }, handler)
+    },
+  })
+  await app.listen({ port: config.httpsPort, host: config.host })
+  const plainServer = plain as HttpServer | null
+  if (plainServer === null) throw new Error('the plain-HTTP server was not created')
+  plainServer.listen(config.httpPort, config.host)
+  try {
+    await once(plainServer, 'listening')
+  } catch (error) {
+    await app.close()
+    throw error
+  }
+  const httpsPort = (app.server.address() as AddressInfo).port
+  const httpPort = (plainServer.address() as AddressInfo).port
+  const urlHost = config.host.includes(':') ? `[${config.host}]` : config.host
+
+  return {
+    app,
+    httpsUrl: `https://${urlHost}:${httpsPort}`,
+    httpsPort,
+    httpPort,
+    certPath: tls.certPath,
+    sandbox,
+    close: async () => {
+      draining = true
+      const plainClosed = new Promise<void>((resolve) => plainServer.close(() => resolve()))
+      plainServer.closeIdleConnections()
+      await app.close()
+      await plainClosed
+    },
+  }
+}

@@ -1,0 +1,84 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Agent, request as undiciRequest } from 'undici'
+import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
+import { KeyRing, startServer, type RunningServer, type Scope } from '../src/index.js'
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Record<string, string | string[] | undefined>
+  readonly text: string
+  /** The parsed body when it is JSON (or problem+json); undefined otherwise. */
+  readonly json: any
+}
+
+export interface SendOptions {
+  readonly key?: string | null
+  readonly headers?: Record<string, string>
+  readonly body?: string | Buffer
+  readonly contentType?: string
+}
+
+export interface TestServer {
+  readonly server: RunningServer
+  readonly dataDir: string
+  readonly keys: KeyRing
+  readonly testKey: string
+  /** An HTTPS request to the server; `key` defaults to the sandbox test key. */
+  send(method: string, path: string, options?: SendOptions): Promise<Reply>
+  /** The same, over the plain-HTTP listener. */
+  sendPlain(method: string, path: string, options?: SendOptions): Promise<Reply>
+  json(path: string, body: unknown, key?: string | null): Promise<Reply>
+  /** A fresh live key for an account with the given scopes. */
+  newKey(account: string, scopes: readonly Scope[]): Promise<string>
+}
+
+interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+/** Starts a real server (HTTPS + plain HTTP, SQLite on disk) in a temporary data dir. */
+export async function startTestServer(t: Teardown, options: { rateLimit?: { max: number; windowMs: number } } = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-ingress-'))
+  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
+  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
+  const server = await startServer({
+    dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent',
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+  }, { store, blobs })
+  const cert = await readFile(server.certPath, 'utf8')
+  const agent = new Agent({ connect: { ca: cert } })
+  const plainAgent = new Agent()
+  t.teardown(async () => {
+    await server.close()
+    await store.close()
+    await agent.close()
+    await plainAgent.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  const testKey = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
+  const keys = new KeyRing(store)
+  const sendVia = (base: string, dispatcher: Agent) => async (method: string, path: string, o: SendOptions = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) }
+    const key = o.key === undefined ? testKey : o.key
+    if (key !== null) headers['service-api-key'] = key
+    if (o.contentType !== undefined) headers['content-type'] = o.contentType
+    const response = await undiciRequest(`${base}${path}`, {
+      method: method as 'GET', headers, dispatcher, ...(o.body !== undefined ? { body: o.body } : {}),
+    })
+    const text = await response.body.text()
+    let json: unknown
+    try { json = JSON.parse(text) } catch { json = undefined }
+    return { status: response.statusCode, headers: response.headers, text, json }
+  }
+  const send = sendVia(server.httpsUrl, agent)
+  return {
+    server, dataDir, keys, testKey, send,
+    sendPlain: sendVia(`http://127.0.0.1:${server.httpPort}`, plainAgent),
+    json: (path, body, key) => send('POST', path, {
+      body: JSON.stringify(body), contentType: 'application/json', ...(key !== undefined ? { key } : {}),
+    }),
+    newKey: async (account, scopes) => (await keys.issue({ account, scopes })).key,
+  }
+}
