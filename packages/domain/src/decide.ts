@@ -1,0 +1,37 @@
+import type { OrderCommand } from './commands.js'
+import type { Decision } from './decider.js'
+import type { DomainErrorCode } from './errors.js'
+import type { OrderEvent } from './events.js'
+import { isLocked, type OrderState } from './order-state.js'
+
+type OrderDecision = Decision<OrderEvent, DomainErrorCode>
+
+const alreadyApplied: OrderDecision = { outcome: 'already_applied' }
+
+function rejected(error: DomainErrorCode): OrderDecision {
+  return { outcome: 'rejected', error }
+}
+
+/**
+ * The rules of SPEC.md §3. An exact retry (its deterministic id is already in the stream) is
+ * recognised first, so that it answers its original success even after the order moved on or
+ * was locked; everything else meets conflict, not_found and locked as the spec says.
+ */
+export function decide(command: OrderCommand, state: OrderState): OrderDecision {
+  if (state.eventIds.includes(command.eventId)) return alreadyApplied
+  const id = command.eventId
+  if (command.type === 'ORDER_ADD') {
+    if (state.exists) return rejected('conflict')
+    return { outcome: 'append', events: [{ type: 'OrderAdded', data: command.data, id }] }
+  }
+  if (!state.exists) return rejected('not_found')
+  if (isLocked(state.status)) return rejected('locked')
+  switch (command.type) {
+    case 'ORDER_UPDATE':
+      return { outcome: 'append', events: [{ type: 'OrderUpdated', data: command.data, id }] }
+    case 'ORDER_COMPLETE':
+      return { outcome: 'append', events: [{ type: 'OrderCompleted', data: command.data, id }] }
+    case 'ORDER_CANCELED':
+      return { outcome: 'append', events: [{ type: 'OrderCanceled', data: command.data, id }] }
+  }
+}

@@ -1,0 +1,128 @@
+import t from 'tap'
+import type { OrderCommand } from '../src/commands.js'
+import { foldOrder, orderDecider } from '../src/order-decider.js'
+import { isLocked } from '../src/order-state.js'
+import { POD, SIGNATURE, addOrder, cancelOrder, completeOrder, factOf, updateOrder } from './fixtures.js'
+
+/** Given the facts of these commands in the stream, when this command arrives, then the decision. */
+function given(...history: OrderCommand[]) {
+  const state = foldOrder(history.map(factOf))
+  return { when: (command: OrderCommand) => orderDecider.decide(command, state) }
+}
+
+const appended = (command: OrderCommand) => ({ outcome: 'append', events: [factOf(command)] })
+
+t.test('SPEC §3 (no order) + ORDER_ADD → the order is added with its status', async (t) => {
+  for (const status of ['pending', 'in_progress'] as const) {
+    const add = addOrder({ status })
+    t.same(given().when(add), appended(add))
+    const state = foldOrder([factOf(add)])
+    t.match(state, { exists: true, status, customer: 'C-7', location: 'L-3', created_date: add.data.event_date })
+  }
+})
+
+t.test('SPEC §3 ORDER_ADD on an existing order → conflict, whatever its state', async (t) => {
+  const other = addOrder({ customer: 'someone else' })
+  t.same(given(addOrder()).when(other), { outcome: 'rejected', error: 'conflict' })
+  t.same(given(addOrder(), updateOrder()).when(other), { outcome: 'rejected', error: 'conflict' })
+  t.same(given(addOrder(), completeOrder()).when(other), { outcome: 'rejected', error: 'conflict' })
+  t.same(given(addOrder(), cancelOrder()).when(other), { outcome: 'rejected', error: 'conflict' })
+})
+
+t.test('SPEC §3 ORDER_UPDATE on pending or in_progress → status, address and delivery_date replaced', async (t) => {
+  for (const before of ['pending', 'in_progress'] as const) {
+    for (const status of ['pending', 'in_progress'] as const) {
+      const update = updateOrder({ status })
+      t.same(given(addOrder({ status: before })).when(update), appended(update))
+      const state = foldOrder([factOf(addOrder({ status: before })), factOf(update)])
+      t.match(state, {
+        exists: true,
+        status,
+        address: update.data.address,
+        delivery_date: update.data.delivery_date,
+        customer: 'C-7',
+        last_event_date: update.data.event_date,
+      })
+    }
+  }
+})
+
+t.test('SPEC §3 ORDER_COMPLETE on pending or in_progress → locked as completed', async (t) => {
+  for (const before of [[addOrder()], [addOrder(), updateOrder()]]) {
+    const complete = completeOrder()
+    t.same(given(...before).when(complete), appended(complete))
+  }
+  const state = foldOrder([factOf(addOrder()), factOf(completeOrder())])
+  t.ok(state.exists && isLocked(state.status))
+  t.match(state, { status: 'completed', recipient: 'R. Doe', pod: POD, signature: SIGNATURE })
+  const unsigned = foldOrder([factOf(addOrder()), factOf(completeOrder({ signature: undefined }))])
+  t.notOk('signature' in unsigned, 'no signature key when none was sent')
+})
+
+t.test('SPEC §3 ORDER_CANCELED on pending or in_progress → locked as canceled', async (t) => {
+  for (const before of [[addOrder()], [addOrder(), updateOrder()]]) {
+    const cancel = cancelOrder()
+    t.same(given(...before).when(cancel), appended(cancel))
+  }
+  t.match(foldOrder([factOf(addOrder()), factOf(cancelOrder())]), { status: 'canceled', reason: 'customer moved' })
+})
+
+t.test('SPEC §3 UPDATE, COMPLETE or CANCEL on a locked order → locked', async (t) => {
+  const changes = [updateOrder({ address: 'elsewhere' }), completeOrder({ recipient: 'X' }), cancelOrder({ reason: 'late' })]
+  for (const lock of [completeOrder(), cancelOrder()]) {
+    for (const change of changes) {
+      t.same(given(addOrder(), lock).when(change), { outcome: 'rejected', error: 'locked' }, `${change.type} after ${lock.type}`)
+    }
+  }
+})
+
+t.test('SPEC §3 UPDATE, COMPLETE or CANCEL with no order → not_found', async (t) => {
+  for (const change of [updateOrder(), completeOrder(), cancelOrder()]) {
+    t.same(given().when(change), { outcome: 'rejected', error: 'not_found' }, change.type)
+  }
+})
+
+t.test('an exact retry answers already_applied, even after the order moved on or locked', async (t) => {
+  const add = addOrder()
+  const update = updateOrder()
+  const complete = completeOrder()
+  const cancel = cancelOrder()
+  t.same(given(add).when(add), { outcome: 'already_applied' }, 'ADD retried')
+  t.same(given(add, update, completeOrder()).when(add), { outcome: 'already_applied' }, 'ADD retried after the lock')
+  t.same(given(add, update, complete).when(update), { outcome: 'already_applied' }, 'UPDATE retried after the lock')
+  t.same(given(add, complete).when(complete), { outcome: 'already_applied' }, 'COMPLETE retried after the lock')
+  t.same(given(add, cancel).when(cancel), { outcome: 'already_applied' }, 'CANCEL retried after the lock')
+})
+
+t.test('a retry that differs in any field is a new event and meets the rules', async (t) => {
+  t.same(given(addOrder()).when(addOrder({ event_date: '2025-02-27T08:00:01Z' })), { outcome: 'rejected', error: 'conflict' })
+  t.same(given(addOrder(), completeOrder()).when(completeOrder({ recipient: 'R. Doe ' })), {
+    outcome: 'rejected',
+    error: 'locked',
+  })
+  const again = updateOrder({ event_date: '2025-03-01T00:00:00Z' })
+  t.same(given(addOrder(), updateOrder()).when(again), appended(again), 'the same update at another time applies')
+})
+
+t.test('initialState is an empty stream with no order', async (t) => {
+  t.same(orderDecider.initialState(), { exists: false, eventIds: [] })
+  t.not(orderDecider.initialState(), orderDecider.initialState(), 'a fresh value each time')
+})
+
+t.test('evolve records every id and ignores facts that cannot apply', async (t) => {
+  const add = factOf(addOrder())
+  const updateFirst = foldOrder([factOf(updateOrder())])
+  t.same(updateFirst, { exists: false, eventIds: [factOf(updateOrder()).id] }, 'an update before any add changes nothing')
+  const second = { ...factOf(addOrder({ customer: 'other' })), id: 'second-add' }
+  t.match(foldOrder([add, second]), { customer: 'C-7', eventIds: [add.id, 'second-add'] }, 'a second add changes nothing')
+  const afterLock = foldOrder([add, factOf(cancelOrder()), factOf(updateOrder())])
+  t.match(afterLock, { status: 'canceled', address: '1 Quay Street' }, 'a change after the lock changes nothing')
+  t.equal(afterLock.eventIds.length, 3)
+})
+
+t.test('evolve does not mutate the state it is given', async (t) => {
+  const state = orderDecider.initialState()
+  const next = orderDecider.evolve(state, factOf(addOrder()))
+  t.same(state, { exists: false, eventIds: [] })
+  t.equal(next.exists, true)
+})
