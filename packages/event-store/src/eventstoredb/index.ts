@@ -1,0 +1,6 @@
+export { openEventStoreDbStore } from './store.js'
+export type { EventStoreDbOptions, EventStoreDbStore } from './store.js'
+export { subscribeAllWithRetry } from './subscribe-with-retry.js'
+export type { LiveSource, LiveSubscriptionRequest, SubscribeAllOptions } from './subscribe-with-retry.js'
+export type { BackoffOptions } from './backoff.js'
+export { DEFAULT_CONNECT_TIMEOUT_MS, redactConnectionString } from './connect.js'
