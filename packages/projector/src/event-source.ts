@@ -1,0 +1,48 @@
+import type { EventStore, Position, RecordedEvent } from '@waybill/event-store'
+
+/**
+ * What the projector reads from. Small on purpose, so that the SQLite store (poll + in-process
+ * wake-up) and EventStoreDB (a subscription) can both feed it.
+ */
+export interface EventSource {
+  /** Up to `maxCount` order events strictly after `after` (from the start when null), in log order. */
+  pull(after: Position | null, maxCount: number): Promise<RecordedEvent[]>
+  /** Position of the last event of the whole log (any category), or null when it is empty. */
+  headPosition(): Promise<Position | null>
+  /** Resolves when new events may be there, at the latest after `timeoutMs` or when `signal` aborts. */
+  waitForMore(timeoutMs: number, signal: AbortSignal): Promise<void>
+}
+
+/** A store that can tell in-process listeners about appends (the SQLite adapter can). */
+interface WakingStore {
+  onAppended(listener: () => void): (() => void) | { dispose(): void } | void
+}
+
+const canWake = (store: EventStore): store is EventStore & WakingStore =>
+  typeof (store as Partial<WakingStore>).onAppended === 'function'
+
+/**
+ * Reads the order category of any `EventStore` with `readAll`. Between batches it waits for the
+ * store's append notification when it has one (same process) and polls otherwise, so a
+ * projector in another process still sees new events within `timeoutMs`.
+ */
+export function storeEventSource(store: EventStore, categories: readonly string[] = ['order']): EventSource {
+  let wake: (() => void) | null = null
+  if (canWake(store)) store.onAppended(() => wake?.())
+  return {
+    pull: (after, maxCount) => store.readAll({ after, maxCount, categories }),
+    headPosition: () => store.headPosition(),
+    waitForMore: (timeoutMs, signal) =>
+      new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer)
+          signal.removeEventListener('abort', done)
+          wake = null
+          resolve()
+        }
+        const timer = setTimeout(done, timeoutMs)
+        signal.addEventListener('abort', done)
+        wake = done
+      }),
+  }
+}

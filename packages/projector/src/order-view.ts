@@ -1,0 +1,23 @@
+import type { OrderRow } from './order-row.js'
+
+/** An order row as the read API answers it (no account: the caller's key already says which). */
+export function orderView(row: OrderRow) {
+  return {
+    order_id: row.order_id,
+    customer: row.customer,
+    location: row.location,
+    status: row.status,
+    address: row.address,
+    delivery_date: row.delivery_date,
+    recipient: row.recipient,
+    reason: row.reason,
+    pod: row.pod,
+    signature: row.signature,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    received_at: row.received_at,
+    last_event: row.last_event_type,
+    revision: row.revision,
+    position: row.position,
+  }
+}

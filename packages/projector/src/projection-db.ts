@@ -1,0 +1,122 @@
+import Sqlite from 'better-sqlite3'
+import type { Database, Statement } from 'better-sqlite3'
+import { parseOrderStreamName } from '@waybill/domain'
+import type { Position, RecordedEvent } from '@waybill/event-store'
+import { evolveOrderRow, type OrderRow } from './order-row.js'
+import { fromRecord, ORDER_COLUMNS, toRecord, type OrderRecord } from './row-codec.js'
+import { createSchema } from './schema.js'
+
+export const ORDERS_PROJECTION = 'orders'
+
+export interface BatchOutcome {
+  /** Events that changed a row. */
+  readonly applied: number
+  /** Events at or before the checkpoint, or at or before the row's revision: already in the model. */
+  readonly duplicates: number
+  /** Events of a type this projection does not know; logged and passed over. */
+  readonly unknown: readonly RecordedEvent[]
+}
+
+export interface OpenOptions {
+  /**
+   * Rebuild mode: no journal, no fsync, no secondary indexes until `finishBulk`. Only for a file
+   * nobody reads yet; a crash leaves a file the next rebuild throws away.
+   */
+  readonly bulk?: boolean
+}
+
+/** The write side of the `orders` read model: batches of events in, one transaction each. */
+export class OrdersProjectionDb {
+  readonly db: Database
+  private readonly selectRow: Statement<[string, string], OrderRecord>
+  private readonly upsertRow: Statement<[OrderRecord]>
+  private readonly selectCheckpoint: Statement<[string], { commit_position: string; prepare_position: string }>
+  private readonly upsertCheckpoint: Statement<[string, string, string, string]>
+  private readonly applyInTransaction: (events: readonly RecordedEvent[], through: Position | null) => BatchOutcome
+
+  constructor(readonly path: string, options: OpenOptions = {}) {
+    this.db = new Sqlite(path)
+    if (options.bulk === true) {
+      this.db.pragma('journal_mode = OFF')
+      this.db.pragma('synchronous = OFF')
+      this.db.pragma('cache_size = -65536')
+    } else {
+      this.db.pragma('journal_mode = WAL')
+      this.db.pragma('synchronous = NORMAL')
+      this.db.pragma('busy_timeout = 5000')
+    }
+    createSchema(this.db, options.bulk !== true)
+    this.selectRow = this.db.prepare('SELECT * FROM orders WHERE account = ? AND order_id = ?')
+    this.upsertRow = this.db.prepare(
+      `INSERT OR REPLACE INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    )
+    this.selectCheckpoint = this.db.prepare('SELECT commit_position, prepare_position FROM checkpoints WHERE projection = ?')
+    this.upsertCheckpoint = this.db.prepare('INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)')
+    this.applyInTransaction = this.db.transaction((events, through) => this.applyNow(events, through))
+  }
+
+  /** Position of the last event the model reflects; null when it reflects none. */
+  checkpoint(): Position | null {
+    const row = this.selectCheckpoint.get(ORDERS_PROJECTION)
+    return row === undefined ? null : { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) }
+  }
+
+  /**
+   * Applies `events` (global-log order) and moves the checkpoint to `through` (or to the last
+   * event) in ONE transaction, so a crash keeps both or neither. Events at or before the stored
+   * checkpoint, and events at or before their row's revision, change nothing: a replayed batch
+   * or a second projector on the same file cannot apply an event twice.
+   */
+  applyBatch(events: readonly RecordedEvent[], through: Position | null = null): BatchOutcome {
+    return this.applyInTransaction(events, through)
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close()
+  }
+
+  private applyNow(events: readonly RecordedEvent[], through: Position | null): BatchOutcome {
+    const stored = this.checkpoint()
+    const touched = new Map<string, OrderRow | undefined>()
+    const unknown: RecordedEvent[] = []
+    let applied = 0
+    let duplicates = 0
+    let last: Position | null = stored
+    for (const event of events) {
+      if (last !== null && !isAfter(event.position, last)) {
+        duplicates += 1
+        continue
+      }
+      last = event.position
+      const name = parseOrderStreamName(event.streamName)
+      if (name === null) continue
+      const key = `${name.account}\u0000${name.orderId}`
+      let row = touched.get(key)
+      if (row === undefined && !touched.has(key)) {
+        const record = this.selectRow.get(name.account, name.orderId)
+        row = record === undefined ? undefined : fromRecord(record)
+      }
+      if (row !== undefined && row.revision >= event.revision) {
+        duplicates += 1
+        continue
+      }
+      const next = evolveOrderRow(row, name.account, name.orderId, event)
+      if (next === 'unknown') {
+        unknown.push(event)
+        continue
+      }
+      touched.set(key, next)
+      if (next !== row) applied += 1
+    }
+    for (const row of touched.values()) if (row !== undefined) this.upsertRow.run(toRecord(row))
+    const target = through !== null && (last === null || isAfter(through, last)) ? through : last
+    if (target !== null && (stored === null || isAfter(target, stored))) {
+      this.upsertCheckpoint.run(ORDERS_PROJECTION, target.commit.toString(), target.prepare.toString(), new Date().toISOString())
+    }
+    return { applied, duplicates, unknown }
+  }
+}
+
+function isAfter(a: Position, b: Position): boolean {
+  return a.commit > b.commit || (a.commit === b.commit && a.prepare > b.prepare)
+}

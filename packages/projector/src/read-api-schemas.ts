@@ -1,0 +1,74 @@
+import { Type } from 'typebox'
+
+/** The error body (RFC 9457 + `code`); the ingress' error handler writes it. */
+export const ProblemSchema = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  code: Type.String(),
+  instance: Type.String(),
+  request_id: Type.String(),
+}, { description: 'RFC 9457 problem details (application/problem+json)' })
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
+
+const ImageRefSchema = Type.Object({
+  sha256: Type.String(),
+  media_type: Type.String(),
+  bytes: Type.Integer(),
+}, { description: 'A stored image; GET …/pod or …/signature answers its bytes' })
+
+export const OrderSchema = Type.Object({
+  order_id: Type.String(),
+  customer: Type.String(),
+  location: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('canceled')]),
+  address: Nullable(Type.String()),
+  delivery_date: Nullable(Type.String()),
+  recipient: Nullable(Type.String()),
+  reason: Nullable(Type.String()),
+  pod: Type.Union([ImageRefSchema, Type.Null()]),
+  signature: Type.Union([ImageRefSchema, Type.Null()]),
+  created_at: Type.String({ description: 'event_date of ORDER_ADD' }),
+  updated_at: Type.String({ description: 'event_date of the latest event of the order' }),
+  received_at: Nullable(Type.String({ description: 'When the service received the latest event' })),
+  last_event: Type.String({ description: 'Stored type of the latest event' }),
+  revision: Type.Integer({ description: 'Revision (from 0) of the latest event in the order stream' }),
+  position: Type.String({ description: 'Global log position of the latest event (decimal)' }),
+}, { description: 'An order as the read model holds it; it trails the event log by a moment' })
+
+export const OrderParams = Type.Object({
+  order_id: Type.String({ minLength: 1, maxLength: 128 }),
+})
+
+export const ListQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('canceled')])),
+  customer: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  location: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  updated_since: Type.Optional(Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$',
+    description: 'UTC timestamp; orders whose latest event is dated at or after it',
+  })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'next_cursor of the previous page' })),
+})
+
+export const OrderListSchema = Type.Object({
+  orders: Type.Array(OrderSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last' }),
+})
+
+export const HistorySchema = Type.Object({
+  order_id: Type.String(),
+  events: Type.Array(Type.Object({
+    type: Type.String(),
+    data: Type.Object({}, { additionalProperties: true }),
+    event_date: Nullable(Type.String()),
+    received_at: Nullable(Type.String()),
+    revision: Type.Integer(),
+    position: Type.String(),
+    hash: Type.String(),
+    prev_hash: Nullable(Type.String()),
+  })),
+})

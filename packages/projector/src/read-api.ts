@@ -1,0 +1,151 @@
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
+import type { Static } from 'typebox'
+import { streamNameFor, WaybillError } from '@waybill/domain'
+import type { EventStore } from '@waybill/event-store'
+import { decodeCursor, encodeCursor } from './cursor.js'
+import { orderView } from './order-view.js'
+import type { ReadModel } from './read-model.js'
+import {
+  HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema, ProblemSchema,
+} from './read-api-schemas.js'
+
+/** The caller of a request, as the ingress' key check established it. */
+export interface ReadPrincipal {
+  readonly account: string
+  readonly scopes: readonly string[]
+}
+
+/** Where the image bytes are (the ingress' content-addressed blob store). */
+export interface BlobReader {
+  get(sha256: string): Promise<Buffer | null>
+}
+
+export interface ReadApiOptions {
+  readonly readModel: ReadModel
+  readonly store: EventStore
+  readonly blobs: BlobReader
+  /**
+   * The authenticated caller of `request`, or null. Passed in rather than imported so that the
+   * projector does not depend on the ingress (both sit on the event store, side by side).
+   */
+  readonly principalOf: (request: FastifyRequest) => ReadPrincipal | null
+}
+
+export const READ_SCOPE = 'orders:read'
+const LIST_PARAMETERS = new Set(['status', 'customer', 'location', 'updated_since', 'limit', 'cursor'])
+const errors = { '4xx': ProblemSchema, '5xx': ProblemSchema }
+
+/**
+ * The read API: GET /v1/orders[/…]. Every route needs a key with `orders:read` and sees only its
+ * own account's orders. Current state comes from the read model (which trails the log by a
+ * moment); history comes from the event store itself.
+ */
+export async function readApi(app: FastifyInstance, options: ReadApiOptions): Promise<void> {
+  const { readModel, store, blobs } = options
+
+  const accountOf = (request: FastifyRequest): string => {
+    const principal = options.principalOf(request)
+    if (principal === null) throw new WaybillError('api_key_missing')
+    if (!principal.scopes.includes(READ_SCOPE)) throw new WaybillError('api_key_forbidden', `This key lacks the ${READ_SCOPE} scope`)
+    return principal.account
+  }
+  const rejectInvalid = (request: FastifyRequest): void => {
+    if (request.validationError !== undefined) {
+      throw new WaybillError('bad_request', request.validationError.message)
+    }
+  }
+  const orderOf = (request: FastifyRequest<{ Params: Static<typeof OrderParams> }>) => {
+    const account = accountOf(request)
+    rejectInvalid(request)
+    const row = readModel.getOrder(account, request.params.order_id)
+    if (row === null) throw new WaybillError('not_found', `No order ${request.params.order_id}`)
+    return row
+  }
+
+  app.get<{ Params: Static<typeof OrderParams> }>('/v1/orders/:order_id', {
+    attachValidation: true,
+    schema: documented('Current state of one order (from the read model)', {
+      params: OrderParams, response: { 200: OrderSchema, ...errors },
+    }),
+  }, async (request) => orderView(orderOf(request)))
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>('/v1/orders', {
+    attachValidation: true,
+    schema: documented('Orders of the key\'s account, filtered, in order_id order, a page at a time', {
+      querystring: ListQuery, response: { 200: OrderListSchema, ...errors },
+    }),
+  }, async (request) => {
+    const account = accountOf(request)
+    rejectInvalid(request)
+    const raw = new URLSearchParams(request.url.split('?')[1] ?? '')
+    for (const name of raw.keys()) {
+      if (!LIST_PARAMETERS.has(name)) throw new WaybillError('bad_request', `${name}: not a parameter of this list`)
+    }
+    const query = request.query
+    const limit = query.limit ?? 50
+    const rows = readModel.listOrders(account, {
+      limit: limit + 1,
+      ...(query.status !== undefined ? { status: query.status } : {}),
+      ...(query.customer !== undefined ? { customer: query.customer } : {}),
+      ...(query.location !== undefined ? { location: query.location } : {}),
+      ...(query.updated_since !== undefined ? { updatedSinceMs: sinceOf(query.updated_since) } : {}),
+      ...(query.cursor !== undefined ? { afterOrderId: decodeCursor(query.cursor) } : {}),
+    })
+    const page = rows.slice(0, limit)
+    const last = page.at(-1)
+    return { orders: page.map(orderView), next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last.order_id) : null }
+  })
+
+  app.get<{ Params: Static<typeof OrderParams> }>('/v1/orders/:order_id/events', {
+    attachValidation: true,
+    schema: documented('Full history of one order, read from the event store', {
+      params: OrderParams, response: { 200: HistorySchema, ...errors },
+    }),
+  }, async (request) => {
+    const account = accountOf(request)
+    rejectInvalid(request)
+    const orderId = request.params.order_id
+    const events = await store.readStream(streamNameFor(account, orderId))
+    if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
+    return {
+      order_id: orderId,
+      events: events.map((event) => ({
+        type: event.type,
+        data: event.data,
+        event_date: typeof event.data.event_date === 'string' ? event.data.event_date : null,
+        received_at: typeof event.metadata.received_at === 'string' ? event.metadata.received_at : null,
+        revision: event.revision,
+        position: event.position.commit.toString(),
+        hash: event.hash,
+        prev_hash: event.metadata.prev_hash,
+      })),
+    }
+  })
+
+  for (const image of ['pod', 'signature'] as const) {
+    app.get<{ Params: Static<typeof OrderParams> }>(`/v1/orders/:order_id/${image}`, {
+      attachValidation: true,
+      schema: documented(`The ${image} image of a completed order, as stored`, {
+        params: OrderParams, response: errors,
+      }),
+    }, async (request, reply) => {
+      const row = orderOf(request)
+      const ref = row[image]
+      if (ref === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
+      const bytes = await blobs.get(ref.sha256)
+      if (bytes === null) throw new WaybillError('server_error', `${image} ${ref.sha256} is missing from the blob store`)
+      return reply.type(ref.media_type).header('cache-control', 'private, max-age=31536000, immutable').send(bytes)
+    })
+  }
+}
+
+/** Adds the OpenAPI members (read by @fastify/swagger when the server registers it). */
+function documented(summary: string, schema: FastifySchema): FastifySchema {
+  return { ...schema, summary, tags: ['orders'], security: [{ apiKey: [] }] } as FastifySchema
+}
+
+function sinceOf(text: string): number {
+  const ms = Date.parse(text)
+  if (Number.isNaN(ms)) throw new WaybillError('bad_request', 'updated_since: not a real UTC time')
+  return ms
+}

@@ -1,0 +1,61 @@
+import type { ImageMediaType, ImageRef } from '@waybill/domain'
+import type { OrderRow, OrderStatus } from './order-row.js'
+
+/** The orders table's columns, flat: images are split into three columns each. */
+export interface OrderRecord {
+  account: string
+  order_id: string
+  customer: string
+  location: string
+  status: string
+  address: string | null
+  delivery_date: string | null
+  recipient: string | null
+  reason: string | null
+  pod_sha256: string | null
+  pod_media_type: string | null
+  pod_bytes: number | null
+  signature_sha256: string | null
+  signature_media_type: string | null
+  signature_bytes: number | null
+  created_at: string
+  updated_at: string
+  updated_at_ms: number
+  last_event_type: string
+  received_at: string | null
+  revision: number
+  event_count: number
+  position: string
+}
+
+export const ORDER_COLUMNS = [
+  'account', 'order_id', 'customer', 'location', 'status', 'address', 'delivery_date', 'recipient', 'reason',
+  'pod_sha256', 'pod_media_type', 'pod_bytes', 'signature_sha256', 'signature_media_type', 'signature_bytes',
+  'created_at', 'updated_at', 'updated_at_ms', 'last_event_type', 'received_at', 'revision', 'event_count', 'position',
+] as const
+
+export function toRecord(row: OrderRow): OrderRecord {
+  const { pod, signature, ...rest } = row
+  return {
+    ...rest,
+    pod_sha256: pod?.sha256 ?? null, pod_media_type: pod?.media_type ?? null, pod_bytes: pod?.bytes ?? null,
+    signature_sha256: signature?.sha256 ?? null,
+    signature_media_type: signature?.media_type ?? null,
+    signature_bytes: signature?.bytes ?? null,
+  }
+}
+
+const imageOf = (sha256: string | null, mediaType: string | null, bytes: number | null): ImageRef | null =>
+  sha256 === null || mediaType === null || bytes === null ? null : { sha256, media_type: mediaType as ImageMediaType, bytes }
+
+export function fromRecord(record: OrderRecord): OrderRow {
+  const {
+    pod_sha256, pod_media_type, pod_bytes, signature_sha256, signature_media_type, signature_bytes, status, ...rest
+  } = record
+  return {
+    ...rest,
+    status: status as OrderStatus,
+    pod: imageOf(pod_sha256, pod_media_type, pod_bytes),
+    signature: imageOf(signature_sha256, signature_media_type, signature_bytes),
+  }
+}

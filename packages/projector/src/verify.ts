@@ -1,0 +1,152 @@
+import { canonicalJson, evolve, orderDecider, parseOrderStreamName, type ExistingOrder, type OrderEvent, type OrderState } from '@waybill/domain'
+import { verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
+import type { OrderRow } from './order-row.js'
+import type { ReadModel } from './read-model.js'
+
+const KNOWN_TYPES = new Set(['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
+
+export interface BrokenChain {
+  readonly stream: string
+  readonly revision: number
+  readonly reason: string
+}
+
+export interface RowMismatch {
+  readonly account: string
+  readonly orderId: string
+  /** Field names that differ, or `row` when the row is missing or should not exist. */
+  readonly fields: readonly string[]
+  readonly expected: Readonly<Record<string, unknown>> | null
+  readonly actual: Readonly<Record<string, unknown>> | null
+}
+
+export interface VerifyReport {
+  readonly streams: number
+  readonly events: number
+  readonly brokenChains: readonly BrokenChain[]
+  readonly mismatches: readonly RowMismatch[]
+  /** The read model's checkpoint ("commit/prepare"); events after it are not expected in it yet. */
+  readonly checkpoint: string | null
+  readonly ok: boolean
+}
+
+export interface VerifyOptions {
+  readonly store: EventStore
+  readonly readModel: ReadModel
+  readonly onProgress?: (streamsDone: number, streamsTotal: number) => void
+}
+
+/**
+ * The auditor's check: every order stream's hash chain holds, and every read-model row equals
+ * a fresh fold (the domain's `foldOrder`, not the projector's own code) of its stream up to the
+ * read model's checkpoint, with no row missing and none extra.
+ */
+export async function verifyOrders(options: VerifyOptions): Promise<VerifyReport> {
+  const { store, readModel } = options
+  const checkpoint = readModel.checkpoint()
+  const streams = await orderStreamNames(store)
+  const brokenChains: BrokenChain[] = []
+  const mismatches: RowMismatch[] = []
+  const seen = new Set<string>()
+  let events = 0
+  let done = 0
+  for (const stream of streams) {
+    const recorded = await store.readStream(stream)
+    events += recorded.length
+    const verdict = verifyStreamChain(recorded)
+    if (!verdict.ok) brokenChains.push({ stream, revision: verdict.revision, reason: verdict.reason })
+    const name = parseOrderStreamName(stream)
+    if (name !== null) {
+      seen.add(`${name.account}\u0000${name.orderId}`)
+      const included = recorded.filter((event) => checkpoint !== null && event.position.commit <= checkpoint.commit)
+      const expected = expectedRow(included)
+      const row = readModel.getOrder(name.account, name.orderId)
+      const mismatch = compare(name.account, name.orderId, expected, row)
+      if (mismatch !== null) mismatches.push(mismatch)
+    }
+    done += 1
+    options.onProgress?.(done, streams.length)
+  }
+  for (const row of readModel.allOrders()) {
+    if (!seen.has(`${row.account}\u0000${row.order_id}`)) {
+      mismatches.push({ account: row.account, orderId: row.order_id, fields: ['row'], expected: null, actual: comparable(row) })
+    }
+  }
+  return {
+    streams: streams.length,
+    events,
+    brokenChains,
+    mismatches,
+    checkpoint: checkpoint === null ? null : `${checkpoint.commit}/${checkpoint.prepare}`,
+    ok: brokenChains.length === 0 && mismatches.length === 0,
+  }
+}
+
+async function orderStreamNames(store: EventStore): Promise<string[]> {
+  const names = new Set<string>()
+  let after = null
+  for (;;) {
+    const batch = await store.readAll({ after, maxCount: 10_000, categories: ['order'] })
+    for (const event of batch) names.add(event.streamName)
+    const last = batch.at(-1)
+    if (last === undefined) break
+    after = last.position
+  }
+  return [...names]
+}
+
+/** What the row must hold, from the domain's own fold; null when no order exists (yet). */
+function expectedRow(events: readonly RecordedEvent[]): Record<string, unknown> | null {
+  let state: OrderState = orderDecider.initialState()
+  // The row records the last event that changed the order; a no-op event (which the decider
+  // never writes) leaves the row as it leaves the domain state.
+  let lastChange: RecordedEvent | undefined
+  let changes = 0
+  for (const event of events) {
+    if (!KNOWN_TYPES.has(event.type)) continue
+    const next = evolve(state, event as unknown as OrderEvent & { id: string })
+    if (withoutIds(next) !== withoutIds(state)) {
+      lastChange = event
+      changes += 1
+    }
+    state = next
+  }
+  return state.exists ? { ...stateFields(state, lastChange), event_count: changes } : null
+}
+
+const withoutIds = (state: OrderState): string => canonicalJson({ ...state, eventIds: [] })
+
+function stateFields(state: ExistingOrder, last: RecordedEvent | undefined): Record<string, unknown> {
+  return {
+    customer: state.customer,
+    location: state.location,
+    status: state.status,
+    address: state.address,
+    delivery_date: state.delivery_date,
+    recipient: state.recipient ?? null,
+    reason: state.reason ?? null,
+    pod: state.pod ?? null,
+    signature: state.signature ?? null,
+    created_at: state.created_date,
+    updated_at: state.last_event_date,
+    revision: last?.revision ?? null,
+    position: last?.position.commit.toString() ?? null,
+  }
+}
+
+function comparable(row: OrderRow): Record<string, unknown> {
+  return {
+    customer: row.customer, location: row.location, status: row.status, address: row.address,
+    delivery_date: row.delivery_date, recipient: row.recipient, reason: row.reason,
+    pod: row.pod, signature: row.signature, created_at: row.created_at, updated_at: row.updated_at,
+    revision: row.revision, position: row.position, event_count: row.event_count,
+  }
+}
+
+function compare(account: string, orderId: string, expected: Record<string, unknown> | null, row: OrderRow | null): RowMismatch | null {
+  const actual = row === null ? null : comparable(row)
+  if (expected === null && actual === null) return null
+  if (expected === null || actual === null) return { account, orderId, fields: ['row'], expected, actual }
+  const fields = Object.keys(expected).filter((key) => canonicalJson(expected[key] ?? null) !== canonicalJson(actual[key] ?? null))
+  return fields.length === 0 ? null : { account, orderId, fields, expected, actual }
+}
