@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto'
+import { canonicalJson } from '@waybill/domain'
+import type { RecordedEvent } from './port.js'
+
+/** What an event's hash covers: everything that identifies it and its place, nothing the store decides later. */
+export interface HashedEventFields {
+  readonly streamName: string
+  readonly revision: number
+  readonly id: string
+  readonly type: string
+  readonly data: Readonly<Record<string, unknown>>
+  /** Includes `prev_hash`, which is what chains the stream. */
+  readonly metadata: Readonly<Record<string, unknown>>
+}
+
+/** sha256 (hex) over the canonical JSON of `{stream, revision, id, type, data, metadata}`. */
+export function hashEvent(event: HashedEventFields): string {
+  const canonical = canonicalJson({
+    stream: event.streamName,
+    revision: event.revision,
+    id: event.id,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata,
+  })
+  return createHash('sha256').update(canonical).digest('hex')
+}
+
+export type ChainVerdict = { readonly ok: true } | { readonly ok: false; readonly revision: number; readonly reason: string }
+
+/**
+ * Checks one stream, read in revision order from revision 0: revisions are consecutive, each
+ * event's `prev_hash` is the hash of the one before (null for the first), and each stored hash
+ * is what the event's content hashes to. Reports the first revision that breaks the chain.
+ */
+export function verifyStreamChain(events: readonly RecordedEvent[]): ChainVerdict {
+  let previousHash: string | null = null
+  for (const [index, event] of events.entries()) {
+    if (event.revision !== index) {
+      return { ok: false, revision: event.revision, reason: `expected revision ${index}, found ${event.revision}` }
+    }
+    if (index > 0 && event.streamName !== events[0]?.streamName) {
+      return { ok: false, revision: event.revision, reason: `event belongs to stream ${event.streamName}` }
+    }
+    if (event.metadata.prev_hash !== previousHash) {
+      return { ok: false, revision: event.revision, reason: 'prev_hash does not match the previous event' }
+    }
+    const recomputed = hashEvent(event)
+    if (recomputed !== event.hash) {
+      return { ok: false, revision: event.revision, reason: 'content does not match its hash' }
+    }
+    previousHash = event.hash
+  }
+  return { ok: true }
+}

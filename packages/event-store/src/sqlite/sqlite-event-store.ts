@@ -1,0 +1,167 @@
+import type Database from 'better-sqlite3'
+import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
+import type {
+  AppendOptions, AppendResult, EventData, EventStore, Position, ReadAllOptions, ReadStreamOptions, RecordedEvent,
+} from '../port.js'
+import { validateAppend } from './append-request.js'
+import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js'
+import { GroupCommitCounter, type GroupCommitStats } from './group-commit-stats.js'
+import { InlineWriter } from './inline-writer.js'
+import { ReadStatements } from './read-statements.js'
+import { toStoreError } from './storage-error.js'
+import { WorkerWriter } from './worker-writer.js'
+import type { BatchReport, Writer } from './writer.js'
+
+export interface SqliteEventStoreOptions {
+  /** The database file; created with its schema when absent. Several processes may open it. */
+  readonly path: string
+  /** How long to wait for another writer's lock before failing with StoreUnavailableError. Default 5000. */
+  readonly busyTimeoutMs?: number
+  /** Most appends written in one transaction. 1 turns group commit off (a commit per append). Default 512. */
+  readonly maxBatchSize?: number
+  /**
+   * Where the write connection lives. `worker` (default): a worker thread, so the main thread
+   * keeps working during fsync. `inline`: the main thread, batching per event-loop turn.
+   */
+  readonly writer?: 'worker' | 'inline'
+  /** Default maxCount of readAll. Default 1000. */
+  readonly readAllBatchSize?: number
+}
+
+/** The SQLite adapter: the EventStore port plus what the embedded deployment needs. */
+export interface SqliteEventStore extends EventStore {
+  readonly path: string
+  /** Group-commit figures since open. */
+  stats(): GroupCommitStats
+  /**
+   * Calls `listener` with the new head position after each transaction of THIS store commits
+   * (appends by other processes are not seen: poll readAll for those). Returns an unsubscribe.
+   */
+  onAppended(listener: (head: Position) => void): () => void
+  /**
+   * Caps the database size at `pages` pages (PRAGMA max_page_count on the write connection);
+   * past it appends fail with StoreUnavailableError. Resolves with the cap in force.
+   * SQLite never sets it below the current size; pass a large number to lift it.
+   */
+  setMaxPageCount(pages: number): Promise<number>
+}
+
+const DEFAULT_MAX_BATCH_SIZE = 512
+const DEFAULT_READ_ALL_BATCH = 1000
+
+/** Opens (creating if needed) a SQLite event store. */
+export async function openSqliteEventStore(options: SqliteEventStoreOptions): Promise<SqliteEventStore> {
+  const counter = new GroupCommitCounter()
+  const listeners = new Set<(head: Position) => void>()
+  const onBatch = (report: BatchReport): void => {
+    counter.record(report.size)
+    if (report.lastPosition === null) return
+    const head = { commit: report.lastPosition, prepare: report.lastPosition }
+    for (const listener of listeners) {
+      try {
+        listener(head)
+      } catch {
+        // A listener's failure is its own; the append has committed regardless.
+      }
+    }
+  }
+  const writerOptions = {
+    path: options.path,
+    busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+    maxBatchSize: Math.max(1, options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE),
+    onBatch,
+  }
+  let writer: Writer
+  try {
+    writer = options.writer === 'inline' ? InlineWriter.open(writerOptions) : await WorkerWriter.open(writerOptions)
+  } catch (error) {
+    throw toStoreError(error)
+  }
+  let readDb: Database.Database
+  try {
+    readDb = openConnection(options.path, { busyTimeoutMs: writerOptions.busyTimeoutMs })
+  } catch (error) {
+    await writer.close()
+    throw toStoreError(error)
+  }
+  return new SqliteStore(options, writer, readDb, counter, listeners)
+}
+
+class SqliteStore implements SqliteEventStore {
+  readonly path: string
+  readonly #writer: Writer
+  readonly #readDb: Database.Database
+  readonly #reads: ReadStatements
+  readonly #counter: GroupCommitCounter
+  readonly #listeners: Set<(head: Position) => void>
+  readonly #readAllBatch: number
+  #closing: Promise<void> | null = null
+
+  constructor(options: SqliteEventStoreOptions, writer: Writer, readDb: Database.Database,
+    counter: GroupCommitCounter, listeners: Set<(head: Position) => void>) {
+    this.path = options.path
+    this.#writer = writer
+    this.#readDb = readDb
+    this.#reads = new ReadStatements(readDb)
+    this.#counter = counter
+    this.#listeners = listeners
+    this.#readAllBatch = options.readAllBatchSize ?? DEFAULT_READ_ALL_BATCH
+  }
+
+  async appendToStream(streamName: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+    const expectedRevision = options.expectedRevision ?? 'any'
+    validateAppend(streamName, events, expectedRevision)
+    if (this.#closing !== null) throw new StoreUnavailableError('the event store is closed')
+    const outcome = await this.#writer.append({ streamName, events, expectedRevision })
+    if (outcome.ok) return outcome.result
+    const { failure } = outcome
+    if (failure.kind === 'wrong_expected_version') {
+      throw new WrongExpectedVersionError(streamName, expectedRevision, failure.actual)
+    }
+    if (failure.kind === 'unavailable') throw new StoreUnavailableError(failure.message)
+    throw new Error(`append to ${streamName} failed: ${failure.message}`)
+  }
+
+  async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    return this.#read(() => this.#reads.stream(streamName, options.fromRevision ?? 0, options.maxCount ?? -1))
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const after = options.after?.commit ?? 0n
+    return this.#read(() => this.#reads.all(after, options.maxCount ?? this.#readAllBatch, options.categories))
+  }
+
+  async headPosition(): Promise<Position | null> {
+    return this.#read(() => this.#reads.head())
+  }
+
+  stats(): GroupCommitStats {
+    return this.#counter.snapshot()
+  }
+
+  onAppended(listener: (head: Position) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  setMaxPageCount(pages: number): Promise<number> {
+    return this.#writer.setMaxPageCount(pages)
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#writer.close().finally(() => {
+      this.#readDb.close()
+      this.#listeners.clear()
+    })
+    return this.#closing
+  }
+
+  #read<T>(query: () => T): T {
+    if (this.#closing !== null) throw new StoreUnavailableError('the event store is closed')
+    try {
+      return query()
+    } catch (error) {
+      throw toStoreError(error)
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import type { AppendOutcome, AppendRequest } from './append-request.js'
+
+/** Messages between the store (main thread) and its writer worker. */
+export type ToWorker =
+  | { readonly type: 'append'; readonly id: number; readonly request: AppendRequest }
+  | { readonly type: 'max_page_count'; readonly id: number; readonly pages: number }
+  | { readonly type: 'close' }
+
+export type FromWorker =
+  | { readonly type: 'ready' }
+  | { readonly type: 'open_failed'; readonly message: string; readonly code: string | undefined }
+  | { readonly type: 'batch'; readonly ids: readonly number[]; readonly outcomes: readonly AppendOutcome[] }
+  | { readonly type: 'pragma'; readonly id: number; readonly value: number }
+  | { readonly type: 'closed' }
+
+export interface WorkerConfig {
+  readonly path: string
+  readonly busyTimeoutMs: number
+  readonly maxBatchSize: number
+}
