@@ -8,6 +8,10 @@ import type { CliCommand } from './command.js'
 const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   serve: () => import('./commands/serve.js'),
   keys: () => import('./commands/keys.js'),
+  replay: () => import('./commands/replay.js'),
+  rebuild: () => import('./commands/rebuild.js'),
+  verify: () => import('./commands/verify.js'),
+  projector: () => import('./commands/projector.js'),
 }
 
 function usage(): string {
