@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// Runs every package's node-tap suite, one package at a time (the e2e suites start servers and
+// child processes; two cores do not take two packages at once), streams their output, and ends
+// with one plain summary line over all packages: "Tests: N passed, N failed, N skipped".
+import { spawn } from 'node:child_process'
+import { readdirSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = new URL('..', import.meta.url).pathname
+const order = ['domain', 'event-store', 'ingress', 'projector', 'cli']
+const packages = order.filter((name) => existsSync(join(root, 'packages', name, 'test')) &&
+  readdirSync(join(root, 'packages', name, 'test')).some((file) => file.endsWith('.test.ts')))
+
+const totals = { pass: 0, fail: 0, skip: 0, todo: 0 }
+const failedPackages = []
+for (const name of packages) {
+  process.stdout.write(`\n=== @waybill/${name}\n`)
+  const counts = await runTap(join(root, 'packages', name))
+  if (counts === null || counts.exitCode !== 0) failedPackages.push(name)
+  if (counts !== null) for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0
+}
+if (failedPackages.length > 0) process.stdout.write(`\nFailed packages: ${failedPackages.join(', ')}\n`)
+process.stdout.write(`\nTests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skip} skipped\n`)
+process.exitCode = failedPackages.length > 0 ? 1 : 0
+
+function runTap(cwd) {
+  return new Promise((resolve) => {
+    const child = spawn('npx', ['tap', ...process.argv.slice(2)], { cwd, stdio: ['ignore', 'pipe', 'inherit'] })
+    let tail = ''
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk)
+      tail = (tail + chunk.toString()).slice(-4096)
+    })
+    child.on('close', (exitCode) => {
+      // tap's closing summary: "# { total: 12, pass: 11, fail: 1, skip: 2 }"
+      const match = [...tail.matchAll(/^# \{ total: \d+(?<rest>[^}]*)\}$/gm)].pop()
+      const counts = { exitCode }
+      for (const [, key, value] of match?.groups?.rest.matchAll(/(\w+): (\d+)/g) ?? []) counts[key] = Number(value)
+      resolve(match === undefined && exitCode !== 0 ? { exitCode, fail: 1 } : counts)
+    })
+  })
+}
