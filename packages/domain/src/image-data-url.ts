@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto'
+import type { ImageMediaType } from './events.js'
+import { IMAGE_MAX_BASE64_LENGTH, LIMITS } from './limits.js'
+
+/** An image taken from a data URL: its bytes, their sha256 (hex) and its media type. */
+export interface DecodedImage {
+  readonly media_type: ImageMediaType
+  readonly sha256: string
+  readonly bytes: Buffer
+}
+
+export const IMAGE_MEDIA_TYPES: readonly ImageMediaType[] = ['image/jpeg', 'image/png', 'image/webp']
+
+// Scheme, media type and the base64 token are case-insensitive (RFC 2397, RFC 2045 §5.1).
+const PREFIX = /^data:([^;,]*);base64,/i
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+const RIFF = Buffer.from('RIFF', 'latin1')
+const WEBP = Buffer.from('WEBP', 'latin1')
+const MAGIC: Record<ImageMediaType, (bytes: Buffer) => boolean> = {
+  'image/jpeg': (bytes) => bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])),
+  'image/png': (bytes) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  'image/webp': (bytes) => bytes.subarray(0, 4).equals(RIFF) && bytes.subarray(8, 12).equals(WEBP),
+}
+
+function isImageMediaType(value: string): value is ImageMediaType {
+  return (IMAGE_MEDIA_TYPES as readonly string[]).includes(value)
+}
+
+export type ImageDecoding = { readonly ok: true; readonly image: DecodedImage } | { readonly ok: false; readonly reason: string }
+
+const refuse = (reason: string): ImageDecoding => ({ ok: false, reason })
+
+/**
+ * Checks and decodes `data:<media_type>;base64,<data>`. The size is judged from the base64 text
+ * before anything is decoded, so an oversized image costs no allocation; the base64 must be
+ * canonical (RFC 4648 alphabet, `=` padding to a multiple of 4, zero pad bits, no white space);
+ * the decoded bytes must start with the magic signature of the declared media type.
+ */
+export function decodeImageDataUrl(text: string): ImageDecoding {
+  const prefix = PREFIX.exec(text)
+  if (prefix === null) return refuse('must be a data URL: data:<media_type>;base64,<data>')
+  const mediaType = (prefix[1] as string).toLowerCase()
+  if (!isImageMediaType(mediaType)) return refuse(`media type must be one of ${IMAGE_MEDIA_TYPES.join(', ')}`)
+  const base64 = text.slice(prefix[0].length)
+  const tooLarge = refuse(`image must be at most ${LIMITS.imageMaxBytes} bytes`)
+  if (base64.length > IMAGE_MAX_BASE64_LENGTH) return tooLarge
+  if (base64.length % 4 !== 0 || !BASE64.test(base64)) return refuse('data must be strict base64 (RFC 4648)')
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0
+  if ((base64.length / 4) * 3 - padding > LIMITS.imageMaxBytes) return tooLarge
+  const bytes = Buffer.from(base64, 'base64')
+  // Decoding is lenient; re-encoding shows non-zero pad bits, which strict base64 refuses.
+  if (bytes.toString('base64') !== base64) return refuse('data must be strict base64 (RFC 4648)')
+  if (!MAGIC[mediaType](bytes)) return refuse(`bytes are not a ${mediaType} image`)
+  return { ok: true, image: { media_type: mediaType, sha256: createHash('sha256').update(bytes).digest('hex'), bytes } }
+}

@@ -1,0 +1,20 @@
+import { WIRE_EVENTS, type WireEvent } from './commands.js'
+import { WaybillError } from './errors.js'
+
+const EVENTS: readonly string[] = WIRE_EVENTS
+
+/**
+ * The first wire check after parsing (DESIGN.md §3): the body must be an object whose own
+ * `event` is one of the four names, else `unknown_event` (so `{}` is unknown_event).
+ */
+export function readEventName(body: unknown): { ok: true; event: WireEvent } | { ok: false; error: WaybillError } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, error: new WaybillError('unknown_event', 'the body must be an object with an event field') }
+  }
+  if (!Object.hasOwn(body, 'event')) return { ok: false, error: new WaybillError('unknown_event', 'event: is required') }
+  const event: unknown = (body as Record<string, unknown>).event
+  if (typeof event !== 'string' || !EVENTS.includes(event)) {
+    return { ok: false, error: new WaybillError('unknown_event', `event: must be one of ${WIRE_EVENTS.join(', ')}`) }
+  }
+  return { ok: true, event: event as WireEvent }
+}

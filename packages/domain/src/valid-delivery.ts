@@ -1,0 +1,33 @@
+import type { WireEvent } from './commands.js'
+import type { OrderAddedData, OrderCanceledData, OrderCompletedData, OrderUpdatedData } from './events.js'
+import type { DecodedImage } from './image-data-url.js'
+
+export type OrderAddPayload = Omit<OrderAddedData, 'event_date'>
+export type OrderUpdatePayload = Omit<OrderUpdatedData, 'event_date'>
+export type OrderCancelPayload = Omit<OrderCanceledData, 'event_date'>
+/** The images arrive decoded; `toCommand` turns them into ImageRefs once they are stored. */
+export type OrderCompletePayload = Omit<OrderCompletedData, 'event_date' | 'pod' | 'signature'> & {
+  readonly pod: DecodedImage
+  readonly signature?: DecodedImage
+}
+
+interface Valid<Event extends WireEvent, Payload> {
+  readonly event: Event
+  readonly event_date: string
+  /** Only the fields of this event (SPEC.md §2.3), with the values as sent. */
+  readonly payload: Payload
+}
+
+/** A delivery that passed every wire rule of DESIGN.md §3, typed by its event. */
+export type ValidDelivery =
+  | Valid<'ORDER_ADD', OrderAddPayload>
+  | Valid<'ORDER_UPDATE', OrderUpdatePayload>
+  | Valid<'ORDER_COMPLETE', OrderCompletePayload>
+  | Valid<'ORDER_CANCELED', OrderCancelPayload>
+
+/** The images a delivery carries (pod, then signature if sent), to be stored before the event. */
+export function deliveryImages(valid: ValidDelivery): DecodedImage[] {
+  if (valid.event !== 'ORDER_COMPLETE') return []
+  const { pod, signature } = valid.payload
+  return signature === undefined ? [pod] : [pod, signature]
+}

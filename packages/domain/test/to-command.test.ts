@@ -1,0 +1,86 @@
+import fc from 'fast-check'
+import t from 'tap'
+import { WIRE_EVENTS } from '../src/commands.js'
+import { eventIdFor } from '../src/event-id.js'
+import { toCommand } from '../src/to-command.js'
+import { deliveryImages, type ValidDelivery } from '../src/valid-delivery.js'
+import { validateDelivery } from '../src/validate-delivery.js'
+import { JPEG, PNG, body } from './wire-samples.js'
+
+function valid(input: Record<string, unknown>): ValidDelivery {
+  const result = validateDelivery(input.event as (typeof WIRE_EVENTS)[number], input)
+  if (!result.ok) throw result.error
+  return result.value
+}
+
+t.test('a command carries the payload fields plus event_date, and its deterministic id', async (t) => {
+  for (const event of ['ORDER_ADD', 'ORDER_UPDATE', 'ORDER_CANCELED'] as const) {
+    const delivery = valid(body(event))
+    const command = toCommand('acme', delivery)
+    t.equal(command.type, event)
+    t.same(command.data, { ...delivery.payload, event_date: '2025-02-27T08:00:00Z' })
+    t.equal(command.eventId, eventIdFor('acme', event, command.data))
+  }
+})
+
+t.test('a completion keeps image references, never the bytes or the data URL', async (t) => {
+  const command = toCommand('acme', valid(body('ORDER_COMPLETE')))
+  t.match(command, {
+    type: 'ORDER_COMPLETE',
+    data: {
+      recipient: 'R. Doe',
+      pod: { media_type: 'image/jpeg', bytes: JPEG.length, sha256: /^[0-9a-f]{64}$/ },
+      signature: { media_type: 'image/png', bytes: PNG.length },
+    },
+  })
+  t.notMatch(JSON.stringify(command), /base64|data:/)
+  const unsigned = toCommand('acme', valid(body('ORDER_COMPLETE', { signature: undefined })))
+  t.notOk('signature' in unsigned.data)
+  t.not(unsigned.eventId, command.eventId)
+})
+
+t.test('the same delivery gives the same id; another account or any other field another id', async (t) => {
+  const first = toCommand('acme', valid(body('ORDER_ADD')))
+  t.equal(toCommand('acme', valid(body('ORDER_ADD'))).eventId, first.eventId)
+  t.not(toCommand('acme2', valid(body('ORDER_ADD'))).eventId, first.eventId)
+  t.not(toCommand('acme', valid(body('ORDER_ADD', { address: '1 Quay Street ' }))).eventId, first.eventId)
+  t.not(toCommand('acme', valid(body('ORDER_ADD', {}, { event_date: '2025-02-27T08:00:00.0Z' }))).eventId, first.eventId)
+  t.equal(toCommand('acme', valid(body('ORDER_ADD', { ignored: 'x' }))).eventId, first.eventId, 'ignored fields do not count')
+})
+
+t.test('deliveryImages lists what must be stored before the event', async (t) => {
+  t.same(deliveryImages(valid(body('ORDER_ADD'))), [])
+  t.same(deliveryImages(valid(body('ORDER_COMPLETE'))).map((i) => i.media_type), ['image/jpeg', 'image/png'])
+  t.same(deliveryImages(valid(body('ORDER_COMPLETE', { signature: '' }))).map((i) => i.media_type), ['image/jpeg'])
+})
+
+/** Strings the wire accepts: printable, not blank, within a length. */
+const text = (max: number) =>
+  fc
+    .string({ unit: 'grapheme', minLength: 1, maxLength: max })
+    .filter((s) => s.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(s) && [...s].length <= max)
+const timestamp = fc
+  .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+  .map((d) => d.toISOString())
+
+t.test('any generated valid ORDER_ADD passes and round-trips through toCommand (property)', async () => {
+  fc.assert(
+    fc.property(
+      fc.record({
+        order_id: text(128),
+        customer: text(1024),
+        location: text(64),
+        status: fc.constantFrom('pending', 'in_progress'),
+        address: text(200),
+        delivery_date: timestamp,
+      }),
+      timestamp,
+      (payload, eventDate) => {
+        const result = validateDelivery('ORDER_ADD', { event: 'ORDER_ADD', event_date: eventDate, event_payload: payload })
+        if (!result.ok) return false
+        const command = toCommand('acme', result.value)
+        return JSON.stringify(command.data) === JSON.stringify({ ...payload, event_date: eventDate })
+      },
+    ),
+  )
+})
