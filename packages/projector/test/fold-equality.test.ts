@@ -1,3 +1,4 @@
+import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { ReadModel, startProjector, verifyOrders } from '../src/index.js'
 import { openStore, randomTraffic, tempDir } from './helpers.js'
@@ -47,7 +48,6 @@ t.test('verify notices a read-model row that differs from the fold', async (t) =
   await projector.waitFor((await store.headPosition())!)
   await projector.stop()
   const victim = [...readModel.allOrders()][0]!
-  const { default: Sqlite } = await import('better-sqlite3')
   const db = new Sqlite(readModel.path)
   db.prepare("UPDATE orders SET address = 'tampered' WHERE account = ? AND order_id = ?").run(victim.account, victim.order_id)
   db.prepare("INSERT INTO orders SELECT account, 'ghost', customer, location, status, address, delivery_date, recipient, reason, pod_sha256, pod_media_type, pod_bytes, signature_sha256, signature_media_type, signature_bytes, created_at, updated_at, updated_at_ms, last_event_type, received_at, revision, event_count, position FROM orders WHERE account = ? AND order_id = ?").run(victim.account, victim.order_id)

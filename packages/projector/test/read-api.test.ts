@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import Fastify, { type FastifyInstance } from 'fastify'
+import t from 'tap'
+import { WaybillError } from '@waybill/domain'
+import { ReadModel, readApi, startProjector, type BlobReader } from '../src/index.js'
+import { command, openStore, send, tempDir } from './helpers.js'
+
+// The smallest valid PNG (1x1), stored as the pod of one order.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
+const PNG_SHA = createHash('sha256').update(PNG).digest('hex')
+
+/** Content-addressed files, as the blob store keeps them: one file per sha256. */
+function fileBlobs(dir: string): BlobReader & { put(bytes: Buffer): Promise<string> } {
+  return {
+    async put(bytes) {
+      const sha = createHash('sha256').update(bytes).digest('hex')
+      await mkdir(dir, { recursive: true })
+      await writeFile(join(dir, sha), bytes)
+      return sha
+    },
+    async get(sha256) {
+      try {
+        return await readFile(join(dir, sha256))
+      } catch {
+        return null
+      }
+    },
+  }
+}
+
+interface Fixture { app: FastifyInstance; ids: string[] }
+
+async function fixture(t: { teardown(fn: () => Promise<void>): void }): Promise<Fixture> {
+  const dir = await tempDir()
+  const store = await openStore(dir.path)
+  const blobs = fileBlobs(join(dir.path, 'blobs'))
+  const readModel = new ReadModel(dir.path)
+  const ids: string[] = []
+  const at = (n: number): string => `2025-03-0${n}T10:00:00Z`
+  for (let i = 0; i < 23; i += 1) {
+    const orderId = `ord-${String(i).padStart(3, '0')}`
+    ids.push(orderId)
+    await send(store, 'acme', command('acme', 'ORDER_ADD', {
+      order_id: orderId, customer: i % 2 === 0 ? 'even' : 'odd', location: `loc-${i % 3}`, status: 'pending',
+      address: '1 Main St', delivery_date: at(5), event_date: at(1),
+    }))
+  }
+  await send(store, 'acme', command('acme', 'ORDER_UPDATE', { order_id: 'ord-001', status: 'in_progress', address: '2 Main St', delivery_date: at(6), event_date: at(2) }))
+  const sha = await blobs.put(PNG)
+  await send(store, 'acme', command('acme', 'ORDER_COMPLETE', {
+    order_id: 'ord-001', address: '2 Main St', delivery_date: at(3), recipient: 'Ann', event_date: at(3),
+    pod: { sha256: sha, media_type: 'image/png', bytes: PNG.length },
+  }))
+  await send(store, 'acme', command('acme', 'ORDER_CANCELED', { order_id: 'ord-002', reason: 'wrong address', event_date: at(4) }))
+  await send(store, 'globex', command('globex', 'ORDER_ADD', {
+    order_id: 'ord-000', customer: 'g', location: 'g', status: 'pending', address: 'elsewhere', delivery_date: at(5), event_date: at(1),
+  }))
+  const projector = startProjector({ store, dataDir: dir.path })
+  await projector.waitFor((await store.headPosition())!)
+  await projector.stop()
+
+  // order_id may be 128 characters (more, percent-encoded); Fastify's default cap is 100.
+  const app = Fastify({ routerOptions: { maxParamLength: 1024 } })
+  // The ingress' error handler in miniature: a WaybillError becomes its status and code.
+  app.setErrorHandler(async (error, _request, reply) => {
+    if (!(error instanceof WaybillError)) _request.log.error(error)
+    const known = error instanceof WaybillError ? error : new WaybillError("server_error", String((error as Error).message))
+    return reply.code(known.status).type('application/problem+json').send(JSON.stringify({ code: known.code, detail: known.detail ?? null }))
+  })
+  // The principal comes from a header here; the ingress passes request.principal.
+  await app.register(readApi, {
+    readModel, store, blobs,
+    principalOf: (request) => {
+      const header = request.headers['x-test-principal']
+      if (typeof header !== 'string') return null
+      const [account = '', scopes = ''] = header.split('|')
+      return { account, scopes: scopes.split(',') }
+    },
+  })
+  t.teardown(async () => {
+    await app.close()
+    readModel.close()
+    await store.close()
+    await dir.remove()
+  })
+  return { app, ids }
+}
+
+const reader = { 'x-test-principal': 'acme|orders:read' }
+
+t.test('read API', async (t) => {
+  const { app, ids } = await fixture(t)
+  const get = (url: string, headers: Record<string, string> = reader) => app.inject({ method: 'GET', url, headers })
+
+  t.test('one order: its current state', async (t) => {
+    const response = await get('/v1/orders/ord-001')
+    t.equal(response.statusCode, 200)
+    const body = response.json()
+    t.match(body, {
+      order_id: 'ord-001', status: 'completed', address: '2 Main St', recipient: 'Ann', reason: null,
+      pod: { sha256: PNG_SHA, media_type: 'image/png', bytes: PNG.length }, signature: null,
+      created_at: '2025-03-01T10:00:00Z', updated_at: '2025-03-03T10:00:00Z', revision: 2, last_event: 'OrderCompleted',
+    })
+    t.equal((await get('/v1/orders/ord-002')).json().status, 'canceled')
+    t.equal((await get('/v1/orders/ord-002')).json().reason, 'wrong address')
+  })
+
+  t.test('unknown order, or another account\'s: 404 not_found', async (t) => {
+    t.equal((await get('/v1/orders/nope')).json().code, 'not_found')
+    const other = await get('/v1/orders/ord-005', { 'x-test-principal': 'globex|orders:read' })
+    t.equal(other.statusCode, 404)
+    t.equal((await get('/v1/orders/ord-000', { 'x-test-principal': 'globex|orders:read' })).json().address, 'elsewhere')
+  })
+
+  t.test('a key without orders:read: 403 api_key_forbidden; no principal: 401', async (t) => {
+    const forbidden = await get('/v1/orders/ord-001', { 'x-test-principal': 'acme|orders:add,orders:update' })
+    t.equal(forbidden.statusCode, 403)
+    t.equal(forbidden.json().code, 'api_key_forbidden')
+    t.equal((await get('/v1/orders', { 'x-test-principal': 'acme|orders:add' })).statusCode, 403)
+    t.equal((await get('/v1/orders/ord-001', {})).json().code, 'api_key_missing')
+  })
+
+  t.test('list: pages through every order once, in order_id order, with an opaque cursor', async (t) => {
+    const seen: string[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const url: string = `/v1/orders?limit=5${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`
+      const response = await get(url)
+      t.equal(response.statusCode, 200)
+      const body = response.json() as { orders: Array<{ order_id: string }>; next_cursor: string | null }
+      t.ok(body.orders.length <= 5)
+      seen.push(...body.orders.map((o) => o.order_id))
+      cursor = body.next_cursor
+      pages += 1
+    } while (cursor !== null && pages < 20)
+    t.same(seen, ids)
+    t.equal(pages, 5)
+  })
+
+  t.test('list filters', async (t) => {
+    const ids = async (query: string): Promise<string[]> =>
+      ((await get(`/v1/orders?${query}`)).json() as { orders: Array<{ order_id: string }> }).orders.map((o) => o.order_id)
+    t.same(await ids('status=completed'), ['ord-001'])
+    t.same(await ids('status=canceled'), ['ord-002'])
+    t.equal((await ids('status=pending')).length, 21)
+    t.same(await ids('customer=odd&location=loc-1&limit=500'), ['ord-001', 'ord-007', 'ord-013', 'ord-019'])
+    t.same(await ids('updated_since=2025-03-02T00:00:00Z'), ['ord-001', 'ord-002'])
+    t.same(await ids('updated_since=2025-03-03T10:00:00.000Z'), ['ord-001', 'ord-002'])
+    t.equal((await get('/v1/orders')).json().orders.length, 23, 'default limit 50 covers all 23')
+  })
+
+  t.test('bad list parameters: 400 bad_request', async (t) => {
+    for (const query of ['limit=0', 'limit=501', 'limit=ten', 'status=done', 'updated_since=yesterday', 'cursor=garbage', 'colour=red']) {
+      const response = await get(`/v1/orders?${query}`)
+      t.equal(response.statusCode, 400, query)
+      t.equal(response.json().code, 'bad_request', query)
+    }
+  })
+
+  t.test('history comes from the event store, with hashes that chain', async (t) => {
+    const response = await get('/v1/orders/ord-001/events')
+    t.equal(response.statusCode, 200)
+    const { events } = response.json() as { events: Array<Record<string, unknown>> }
+    t.same(events.map((e) => e.type), ['OrderAdded', 'OrderUpdated', 'OrderCompleted'])
+    t.same(events.map((e) => e.revision), [0, 1, 2])
+    t.equal(events[0]?.prev_hash, null)
+    t.equal(events[1]?.prev_hash, events[0]?.hash)
+    t.equal(events[2]?.prev_hash, events[1]?.hash)
+    t.equal(typeof events[0]?.position, 'string')
+    t.equal(events[2]?.event_date, '2025-03-03T10:00:00Z')
+    t.match(events[0]?.data, { order_id: 'ord-001', customer: 'odd' })
+    t.equal((await get('/v1/orders/nope/events')).statusCode, 404)
+    t.equal((await get('/v1/orders/ord-005/events', { 'x-test-principal': 'globex|orders:read' })).statusCode, 404)
+  })
+
+  t.test('pod bytes with their media type; 404 when the order has none', async (t) => {
+    const pod = await get('/v1/orders/ord-001/pod')
+    t.equal(pod.statusCode, 200)
+    t.equal(pod.headers['content-type'], 'image/png')
+    t.same(pod.rawPayload, PNG)
+    const signature = await get('/v1/orders/ord-001/signature')
+    t.equal(signature.statusCode, 404)
+    t.equal(signature.json().code, 'not_found')
+    t.equal((await get('/v1/orders/ord-003/pod')).statusCode, 404)
+  })
+
+  t.test('an order_id of 128 characters is looked up; one of 129 is a 400', async (t) => {
+    t.equal((await get(`/v1/orders/${'x'.repeat(128)}`)).json().code, 'not_found')
+    t.equal((await get(`/v1/orders/${'x'.repeat(129)}`)).json().code, 'bad_request')
+  })
+})
