@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { Position, RecordedEvent } from '../src/port.js'
+import { appendNotifier } from '../src/eventstoredb/append-notifier.js'
 import { subscribeAllWithRetry } from '../src/eventstoredb/subscribe-with-retry.js'
 import type { LiveSource, LiveSubscriptionRequest } from '../src/eventstoredb/subscribe-with-retry.js'
 
@@ -14,8 +15,8 @@ function event(n: number): RecordedEvent {
 
 type Script = { events: number[]; then: 'throw' | 'end' | 'wait' }
 
-function scriptedSource(scripts: Script[]): LiveSource & { requests: Array<{ after: Position | null; categories?: readonly string[] }> } {
-  const requests: Array<{ after: Position | null; categories?: readonly string[] }> = []
+function scriptedSource(scripts: Script[]): LiveSource & { requests: Array<{ after: Position | null | 'end'; categories?: readonly string[] }> } {
+  const requests: Array<{ after: Position | null | 'end'; categories?: readonly string[] }> = []
   return {
     requests,
     async *subscribeAll(request: LiveSubscriptionRequest) {
@@ -53,7 +54,7 @@ t.test('re-subscribes after errors and ends, from the last handled position, bac
   })
   await done
   t.same(handled, [1, 2, 3, 4], 'every event once, in order')
-  t.same(source.requests.map((r) => r.after?.commit), [0n, 2n, 2n, 3n], 'each attempt starts after the last handled event')
+  t.same(source.requests.map((r) => (r.after === 'end' ? 'end' : r.after?.commit)), [0n, 2n, 2n, 3n], 'each attempt starts after the last handled event')
   t.same(source.requests[0]?.categories, ['order', 'key'])
   t.same(retries, [
     { reason: 'dropped after 1,2', delayMs: 5 },
@@ -78,7 +79,7 @@ t.test('a failing handler re-subscribes from the event it failed on', async (t) 
     },
   })
   t.same(handled, [1, 2, 3])
-  t.same(source.requests.map((r) => r.after?.commit ?? null), [null, 1n])
+  t.same(source.requests.map((r) => (r.after === 'end' ? 'end' : r.after?.commit ?? null)), [null, 1n])
 })
 
 t.test('aborting while waiting to retry resolves promptly', async (t) => {
@@ -106,4 +107,31 @@ t.test('a bad category is refused at once instead of failing every attempt', asy
   const source = scriptedSource([])
   await t.rejects(subscribeAllWithRetry(source, { categories: ['order-acme'], signal: new AbortController().signal, onEvent: () => undefined }), RangeError)
   t.equal(source.requests.length, 0)
+})
+
+t.test('the append notifier wakes every listener per event, from the end, and stops with the last listener', async (t) => {
+  const signals: AbortSignal[] = []
+  const source: LiveSource & { requests: Array<LiveSubscriptionRequest['after']> } = {
+    requests: [],
+    async *subscribeAll(request) {
+      this.requests.push(request.after)
+      signals.push(request.signal)
+      yield event(7)
+      yield event(8)
+      if (!request.signal.aborted) await new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve(), { once: true }))
+    },
+  }
+  const notifier = appendNotifier(source)
+  let a = 0
+  let b = 0
+  const stopA = notifier.onAppended(() => { a += 1 })
+  const stopB = notifier.onAppended(() => { b += 1 })
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  t.same(source.requests, ['end'], 'one subscription, from the end of the log')
+  t.equal(a, 2)
+  t.equal(b, 2)
+  stopA()
+  t.equal(signals[0]!.aborted, false, 'still one listener')
+  stopB()
+  t.equal(signals[0]!.aborted, true, 'the last listener gone, the subscription ends')
 })

@@ -1,6 +1,7 @@
 import type { EventStoreDBClient } from '@eventstore/db-client'
 import type { EventStore, ReadAllOptions } from '../port.js'
 import { appendEvents } from './append.js'
+import { appendNotifier } from './append-notifier.js'
 import { connectEventStoreDb } from './connect.js'
 import { readAllEvents, readHeadPosition, readStreamEvents } from './read.js'
 import { openLiveSubscription } from './subscription.js'
@@ -14,8 +15,14 @@ export interface EventStoreDbOptions {
   readonly connectTimeoutMs?: number
 }
 
-/** The EventStore port on EventStoreDB, plus a live subscription to the global log for the projector. */
-export interface EventStoreDbStore extends EventStore, LiveSource {}
+/**
+ * The EventStore port on EventStoreDB, plus a live subscription to the global log
+ * (`subscribeAll`, for `subscribeAllWithRetry`) and an append signal (`onAppended`, the shape
+ * the projector already looks for on the SQLite store).
+ */
+export interface EventStoreDbStore extends EventStore, LiveSource {
+  onAppended(listener: () => void): () => void
+}
 
 /**
  * Opens the EventStoreDB adapter. Resolves once the cluster has answered; rejects within
@@ -29,15 +36,19 @@ export async function openEventStoreDbStore(options: EventStoreDbOptions): Promi
 
 function eventStoreOn(client: EventStoreDBClient): EventStoreDbStore {
   let closed = false
+  const live: LiveSource = { subscribeAll: (request) => openLiveSubscription(client, request) }
+  const notifier = appendNotifier(live)
   return {
     appendToStream: (streamName, events, options) => appendEvents(client, streamName, events, options?.expectedRevision ?? 'any'),
     readStream: (streamName, options) => readStreamEvents(client, streamName, options),
     readAll: (options?: ReadAllOptions) => readAllEvents(client, options),
     headPosition: () => readHeadPosition(client),
-    subscribeAll: (options) => openLiveSubscription(client, options),
+    subscribeAll: live.subscribeAll,
+    onAppended: (listener) => notifier.onAppended(listener),
     async close() {
       if (closed) return
       closed = true
+      notifier.stop()
       await client.dispose()
     },
   }

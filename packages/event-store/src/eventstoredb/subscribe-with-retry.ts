@@ -6,7 +6,8 @@ import { categoryPrefixes } from './category-filter.js'
 
 /** One live read of the global log: every event after `after`, then new ones as they come. */
 export interface LiveSubscriptionRequest {
-  readonly after: Position | null
+  /** Strictly after this position; null: from the beginning; `end`: only what is appended from now on. */
+  readonly after: Position | null | 'end'
   readonly categories?: readonly string[]
   /** Aborting ends the iteration quietly. */
   readonly signal: AbortSignal
@@ -20,8 +21,12 @@ export interface LiveSource {
 
 /** Options of `subscribeAllWithRetry`. */
 export interface SubscribeAllOptions {
-  /** Start strictly after this position (the projector's checkpoint); from the beginning when absent. */
-  readonly after?: Position | null
+  /**
+   * Start strictly after this position (the projector's checkpoint); from the beginning when
+   * absent; `end` for only what is appended from now on (a drop before the first event then
+   * resumes from the end of that moment).
+   */
+  readonly after?: Position | null | 'end'
   /** Only these categories (e.g. `['order', 'key']`); every user stream when absent. */
   readonly categories?: readonly string[]
   /** Called once per event, in order; the next event waits for it. A throw re-subscribes after backoff. */
@@ -42,7 +47,7 @@ export async function subscribeAllWithRetry(source: LiveSource, options: Subscri
   const { signal, categories } = options
   // A bad category would fail every attempt; say so now instead of retrying forever.
   if (categories !== undefined) categoryPrefixes(categories)
-  let after = options.after ?? null
+  let after: Position | null | 'end' = options.after ?? null
   let failures = 0
   while (!signal.aborted) {
     let reason: unknown = new Error('subscription ended')

@@ -1,4 +1,4 @@
-import { START, excludeSystemEvents, streamNameFilter } from '@eventstore/db-client'
+import { END, START, excludeSystemEvents, streamNameFilter } from '@eventstore/db-client'
 import type { EventStoreDBClient } from '@eventstore/db-client'
 import type { RecordedEvent } from '../port.js'
 import { categoryPrefixes, inCategories, isSystemName } from './category-filter.js'
@@ -16,7 +16,7 @@ export async function* openLiveSubscription(client: EventStoreDBClient, request:
   const { after, categories, signal } = request
   if (signal.aborted) return
   const subscription = client.subscribeToAll({
-    fromPosition: after === null ? START : toClientPosition(after),
+    fromPosition: after === null ? START : after === 'end' ? END : toClientPosition(after),
     filter: categories === undefined ? excludeSystemEvents() : streamNameFilter({ prefixes: categoryPrefixes(categories) }),
   })
   const stop = (): void => { subscription.unsubscribe().catch(() => undefined) }
@@ -28,7 +28,7 @@ export async function* openLiveSubscription(client: EventStoreDBClient, request:
       if (isSystemName(recorded.streamId) || isSystemName(recorded.type)) continue
       if (!inCategories(recorded.streamId, categories)) continue
       // A subscription from a position should start after it; this makes sure of it.
-      if (!isAfter(fromClientPosition(recorded.position), after)) continue
+      if (after !== 'end' && !isAfter(fromClientPosition(recorded.position), after)) continue
       yield fromClientEvent(recorded)
     }
   } catch (error) {
