@@ -54,8 +54,10 @@ async function appendPinned(client: EventStoreDBClient, streamName: string, even
     throw mapClientError(error, { streamName, expected: reported })
   }
   const nextExpectedRevision = toRevisionNumber(result.nextExpectedRevision)
-  if (result.position !== undefined) return { nextExpectedRevision, position: fromClientPosition(result.position) }
-  // An idempotent re-append is acknowledged without a position; the stored event has it.
+  if (result.position !== undefined && events.length === 1) return { nextExpectedRevision, position: fromClientPosition(result.position) }
+  // An idempotent re-append may be acknowledged without a position, and for a batch the
+  // acknowledged position is the transaction's, which the port does not promise is the last
+  // event's: the stored last event has the position the port means.
   const [stored] = await readStreamEvents(client, streamName, { fromRevision: nextExpectedRevision, maxCount: 1 })
   if (stored === undefined) throw new StoreUnavailableError(`stream ${streamName}: revision ${nextExpectedRevision} acknowledged but not readable`)
   return { nextExpectedRevision, position: stored.position }
