@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, request as undiciRequest } from 'undici'
-import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
+import * as eventStore from '@waybill/event-store'
+import { openSqliteEventStore } from '@waybill/event-store'
+import { writeFile, mkdir, open } from 'node:fs/promises'
 import { KeyRing, startServer, type RunningServer, type Scope } from '../src/index.js'
 
 export interface Reply {
@@ -42,7 +44,7 @@ interface Teardown {
 export async function startTestServer(t: Teardown, options: { rateLimit?: { max: number; windowMs: number } } = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-ingress-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
-  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
+  const blobs = await openBlobs(join(dataDir, 'blobs'))
   const server = await startServer({
     dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent',
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
@@ -80,5 +82,20 @@ export async function startTestServer(t: Teardown, options: { rateLimit?: { max:
       body: JSON.stringify(body), contentType: 'application/json', ...(key !== undefined ? { key } : {}),
     }),
     newKey: async (account, scopes) => (await keys.issue({ account, scopes })).key,
+  }
+}
+
+/** TEMPORARY until @waybill/event-store exports openFileBlobStore. */
+export async function openBlobs(dir: string): Promise<{ put(bytes: Buffer, sha256: string): Promise<void> }> {
+  const real = (eventStore as Record<string, unknown>)['openFileBlobStore'] as ((d: string) => Promise<{ put(bytes: Buffer, sha256: string): Promise<void> }>) | undefined
+  if (real !== undefined) return real(dir)
+  await mkdir(dir, { recursive: true })
+  return {
+    put: async (bytes, sha256) => {
+      const path = join(dir, sha256)
+      await writeFile(path, bytes)
+      const handle = await open(path, 'r')
+      try { await handle.sync() } finally { await handle.close() }
+    },
   }
 }

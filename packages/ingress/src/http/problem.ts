@@ -1,5 +1,5 @@
 import { ERROR_CATALOGUE, WaybillError, type ErrorCode } from '@waybill/domain'
-import { StoreUnavailableError } from '@waybill/event-store'
+import { StoreUnavailableError, WrongExpectedVersionError } from '@waybill/event-store'
 
 /** The RFC 9457 body Waybill answers every error with, plus `code` from the catalogue. */
 export interface Problem {
@@ -34,6 +34,11 @@ export function toWaybillError(error: unknown): WaybillError {
   if (error instanceof StoreUnavailableError) {
     return new WaybillError('server_error', 'The event store is unavailable; retry later',
       { status: 503, headers: { 'retry-after': '5' }, cause: error })
+  }
+  // The command handler gave up after several lost races on one stream: passing contention.
+  if (error instanceof WrongExpectedVersionError) {
+    return new WaybillError('server_error', 'The order is being changed concurrently; retry',
+      { status: 503, headers: { 'retry-after': '1' }, cause: error })
   }
   const fastifyCode = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : ''
   const mapped = FASTIFY_CODES[fastifyCode]

@@ -1,20 +1,24 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
-  DeliveryRequestSchema, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
+  DeliveryRequestSchema, deliveryImages, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
   validateDelivery, WaybillError, type WireEvent,
 } from '@waybill/domain'
 import { handleCommand, type EventStore } from '@waybill/event-store'
 import { requireScope } from '../plugins/auth.js'
 import { ProblemSchema } from '../http/problem-schema.js'
 import type { Scope } from '../keys/scopes.js'
-import { decodedImagesOf, type BlobStore } from '../http/images.js'
+import type { BlobStore } from '../http/images.js'
 
 const SCOPE_FOR_EVENT: Readonly<Record<WireEvent, Scope>> = {
   ORDER_ADD: 'orders:add',
   ORDER_UPDATE: 'orders:update',
   ORDER_COMPLETE: 'orders:complete',
   ORDER_CANCELED: 'orders:cancel',
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 export interface DeliveriesRouteOptions {
@@ -52,11 +56,12 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
     const named = readEventName(body)
     if (!named.ok) throw named.error
     const principal = requireScope(request, SCOPE_FOR_EVENT[named.event])
+    if (!isRecord(body)) throw new WaybillError('unknown_event')
     const valid = validateDelivery(named.event, body)
     if (!valid.ok) throw valid.error
 
     // Images are durable before the event that refers to them is appended.
-    for (const image of decodedImagesOf(valid.value)) await options.blobs.put(image.bytes, image.sha256)
+    for (const image of deliveryImages(valid.value)) await options.blobs.put(image.bytes, image.sha256)
 
     const command = toCommand(principal.account, valid.value)
     const result = await handleCommand(options.store, streamNameFor(principal.account, command.data.order_id), orderDecider, command, {

@@ -1,0 +1,51 @@
+import t from 'tap'
+import { startTestServer } from './harness.js'
+import { addBody, completeBody, orderId } from './fixtures.js'
+
+/** The envelope as bracket-notation fields, as SPEC.md's samples send it. */
+function fields(body: { event: string; event_date: string; event_payload: Record<string, unknown> }): Array<[string, string]> {
+  return [
+    ['event', body.event], ['event_date', body.event_date],
+    ...Object.entries(body.event_payload).filter(([, v]) => v !== undefined).map(([k, v]) => [`event_payload[${k}]`, String(v)] as [string, string]),
+  ]
+}
+
+function form(pairs: Array<[string, string]>): string {
+  return new URLSearchParams(pairs).toString()
+}
+
+function multipart(pairs: Array<[string, string]>, boundary = 'waybill-boundary-1234'): { body: string; contentType: string } {
+  const parts = pairs.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+  return { body: `${parts.join('')}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+t.test('application/x-www-form-urlencoded with bracket notation', async (t) => {
+  const s = await startTestServer(t)
+  const id = orderId('form')
+  const post = (pairs: Array<[string, string]>) => s.send('POST', '/v1/deliveries', { body: form(pairs), contentType: 'application/x-www-form-urlencoded' })
+  t.equal((await post(fields(addBody(id)))).status, 201)
+  t.equal((await post(fields(addBody(id)))).status, 201, 'the same event as a form is an exact retry')
+  t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201, 'and as JSON too: one canonical event')
+  const complete = await post(fields(completeBody(id)))
+  t.equal(complete.status, 202, complete.text)
+  const repeated = await post([...fields(addBody(orderId())), ['event_payload[customer]', 'again']])
+  t.equal(repeated.json.code, 'bad_request', 'a repeated field')
+  const nested = await post([...fields(addBody(orderId())), ['event_payload[a][b]', 'x']])
+  t.equal(nested.json.code, 'bad_request', 'two levels of brackets')
+  t.equal((await post([['event_payload[order_id]', 'x']])).json.code, 'unknown_event')
+  const missing = fields(addBody(orderId())).filter(([name]) => name !== 'event_payload[location]')
+  t.match((await post(missing)).json, { code: 'bad_request', detail: /location/ })
+})
+
+t.test('multipart/form-data with the same field names', async (t) => {
+  const s = await startTestServer(t)
+  const id = orderId('multi')
+  const post = (pairs: Array<[string, string]>) => s.send('POST', '/v1/deliveries', multipart(pairs))
+  t.equal((await post(fields(addBody(id)))).status, 201)
+  const complete = await post(fields(completeBody(id)))
+  t.equal(complete.status, 202, complete.text)
+  const boundary = 'b0undary'
+  const file = `--${boundary}\r\nContent-Disposition: form-data; name="event"\r\n\r\nORDER_ADD\r\n--${boundary}\r\nContent-Disposition: form-data; name="event_payload[pod]"; filename="pod.png"\r\nContent-Type: image/png\r\n\r\nxxxx\r\n--${boundary}--\r\n`
+  const reply = await s.send('POST', '/v1/deliveries', { body: file, contentType: `multipart/form-data; boundary=${boundary}` })
+  t.match(reply.json, { code: 'bad_request', detail: /file/ }, 'file parts are refused')
+})

@@ -1,0 +1,108 @@
+import { rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { startTestServer, type Reply } from './harness.js'
+import { addBody, cancelBody, orderId, updateBody } from './fixtures.js'
+
+function problem(t: Test, reply: Reply, status: number, code: string): void {
+  t.equal(reply.status, status, `status ${status} for ${code} (got ${reply.text})`)
+  t.equal(reply.json?.code, code)
+  t.match(String(reply.headers['content-type']), /^application\/problem\+json/)
+  t.match(reply.json, { type: `/errors/${code}`, status, title: String, detail: String })
+  t.notMatch(reply.text, /\bat .*\.(js|ts):\d+/, 'no stack trace')
+}
+
+t.test('every error code, with its status and the problem body', async (t) => {
+  const s = await startTestServer(t)
+  const id = orderId()
+  const readOnly = await s.newKey('acme', ['orders:read'])
+
+  problem(t, await s.sendPlain('GET', '/ping', { key: null }), 403, 'insecure_connection')
+  problem(t, await s.send('GET', '/ping', { key: null }), 401, 'api_key_missing')
+  problem(t, await s.send('GET', '/ping', { key: 'wb_live_nope' }), 401, 'invalid_api_key')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: '', contentType: 'application/json' }), 400, 'no_body')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: '{"event":', contentType: 'application/json' }), 400, 'bad_request')
+  problem(t, await s.json('/v1/deliveries', { event: 'ORDER_SHIPPED' }), 400, 'unknown_event')
+  problem(t, await s.json('/v1/deliveries', addBody(id), readOnly), 403, 'api_key_forbidden')
+  problem(t, await s.json('/v1/deliveries', updateBody(id)), 404, 'not_found')
+  t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
+  problem(t, await s.json('/v1/deliveries', addBody(id, { customer: 'someone else' })), 409, 'conflict')
+  t.equal((await s.json('/v1/deliveries', cancelBody(id))).status, 202)
+  problem(t, await s.json('/v1/deliveries', updateBody(id)), 409, 'locked')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: 'x'.repeat(17 * 1024 * 1024), contentType: 'application/json' }), 413, 'payload_too_large')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: '<xml/>', contentType: 'application/xml' }), 415, 'unsupported_media_type')
+
+  // A store failure is a 500 server_error without internals: the blob directory becomes a file.
+  await rm(join(s.dataDir, 'blobs'), { recursive: true, force: true })
+  await writeFile(join(s.dataDir, 'blobs'), 'not a directory')
+  const { completeBody } = await import('./fixtures.js')
+  const id2 = orderId()
+  t.equal((await s.json('/v1/deliveries', addBody(id2))).status, 201)
+  const failed = await s.json('/v1/deliveries', completeBody(id2))
+  problem(t, failed, 500, 'server_error')
+  t.equal(failed.json.detail, 'Internal server error')
+  t.notMatch(failed.text, /ENOTDIR|EEXIST|blobs/)
+})
+
+t.test('rate_limited: 429 with Retry-After, per key', async (t) => {
+  const s = await startTestServer(t, { rateLimit: { max: 3, windowMs: 60_000 } })
+  for (let i = 0; i < 3; i += 1) t.equal((await s.send('GET', '/ping')).status, 200)
+  const limited = await s.send('GET', '/ping')
+  problem(t, limited, 429, 'rate_limited')
+  t.ok(Number(limited.headers['retry-after']) >= 1, 'Retry-After in seconds')
+  // Another key has its own budget.
+  t.equal((await s.send('GET', '/ping', { key: await s.newKey('acme', ['orders:read']) })).status, 200)
+})
+
+t.test('precedence of DESIGN.md §3', async (t) => {
+  const s = await startTestServer(t)
+  const readOnly = await s.newKey('acme', ['orders:read'])
+  const plain = await s.newKey('acme', ['orders:add'])
+  // Plain HTTP beats everything, even a missing key and an empty body.
+  problem(t, await s.sendPlain('POST', '/v1/deliveries', { key: null }), 403, 'insecure_connection')
+  problem(t, await s.sendPlain('POST', '/v1/deliveries', { key: plain, body: '' }), 403, 'insecure_connection')
+  // Missing key beats an empty body; an invalid key beats an empty body and a bad body.
+  problem(t, await s.send('POST', '/v1/deliveries', { key: null, body: '', contentType: 'application/json' }), 401, 'api_key_missing')
+  problem(t, await s.send('POST', '/v1/deliveries', { key: 'wb_live_x', body: '' }), 401, 'invalid_api_key')
+  problem(t, await s.send('POST', '/v1/deliveries', { key: 'wb_live_x', body: '{', contentType: 'application/json' }), 401, 'invalid_api_key')
+  // An invalid key never makes the server read a large body.
+  problem(t, await s.send('POST', '/v1/deliveries', { key: 'wb_live_x', body: 'x'.repeat(17 * 1024 * 1024), contentType: 'application/json' }), 401, 'invalid_api_key')
+  // Empty body beats the scope and the event check.
+  problem(t, await s.send('POST', '/v1/deliveries', { key: readOnly, body: '  \n ', contentType: 'application/json' }), 400, 'no_body')
+  problem(t, await s.send('POST', '/v1/deliveries', { key: readOnly }), 400, 'no_body')
+  // Unparseable body beats unknown_event and the scope.
+  problem(t, await s.send('POST', '/v1/deliveries', { key: readOnly, body: 'nope', contentType: 'application/json' }), 400, 'bad_request')
+  // Unknown event beats a missing scope; `{}` is unknown_event.
+  problem(t, await s.json('/v1/deliveries', { event: 'NOPE', event_payload: {} }, readOnly), 400, 'unknown_event')
+  problem(t, await s.json('/v1/deliveries', {}, readOnly), 400, 'unknown_event')
+  // A missing scope beats a bad payload.
+  problem(t, await s.json('/v1/deliveries', { event: 'ORDER_ADD', event_payload: { order_id: 5 } }, readOnly), 403, 'api_key_forbidden')
+  // A bad payload beats the domain rules (not_found).
+  problem(t, await s.json('/v1/deliveries', { event: 'ORDER_UPDATE', event_date: 'soon', event_payload: { order_id: orderId() } }), 400, 'bad_request')
+})
+
+t.test('content types: blank bodies and missing types', async (t) => {
+  const s = await startTestServer(t)
+  problem(t, await s.send('POST', '/v1/deliveries', { body: '   ', contentType: 'application/xml' }), 400, 'no_body')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: '{"event":"ORDER_ADD"}' }), 415, 'unsupported_media_type')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: '', contentType: 'application/x-www-form-urlencoded' }), 400, 'no_body')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: ' ', contentType: 'multipart/form-data; boundary=x' }), 400, 'no_body')
+  problem(t, await s.send('POST', '/v1/deliveries', { body: 'garbage', contentType: 'multipart/form-data; boundary=x' }), 400, 'bad_request')
+})
+
+t.test('probes, docs and unknown routes', async (t) => {
+  const s = await startTestServer(t)
+  t.same((await s.send('GET', '/healthz', { key: null })).json, { status: 'ok' })
+  t.same((await s.send('GET', '/readyz', { key: null })).json, { status: 'ready' })
+  const ping = await s.send('GET', '/ping')
+  t.equal(ping.status, 200)
+  t.match(ping.json, { status: 'ok', account: 'sandbox', test: true })
+  t.match(String(ping.headers['x-request-id']), /.+/)
+  t.equal((await s.send('GET', '/ping', { headers: { 'x-request-id': 'trace-123' } })).headers['x-request-id'], 'trace-123')
+  const docs = await s.send('GET', '/docs/json', { key: null })
+  t.equal(docs.status, 200)
+  t.ok(docs.json.paths['/v1/deliveries'].post, 'OpenAPI document lists POST /v1/deliveries')
+  t.equal((await s.send('GET', '/docs', { key: null })).status < 400, true)
+  t.match((await s.send('GET', '/errors/locked', { key: null })).json, { code: 'locked', status: 409 })
+  problem(t, await s.send('GET', '/nowhere', { key: null }), 404, 'not_found')
+})

@@ -1,0 +1,96 @@
+import { readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import t from 'tap'
+import { Agent, request } from 'undici'
+import { openSqliteEventStore } from '@waybill/event-store'
+import { KeyRing, startServer } from '../src/index.js'
+import { openBlobs, startTestServer } from './harness.js'
+import { addBody, orderId } from './fixtures.js'
+
+t.test('first start writes the sandbox test key with mode 0600, and the cert key too', async (t) => {
+  const s = await startTestServer(t)
+  t.match(s.testKey, /^wb_test_/)
+  t.equal((await stat(join(s.dataDir, 'test-api-key'))).mode & 0o777, 0o600)
+  t.equal((await stat(join(s.dataDir, 'tls', 'key.pem'))).mode & 0o777, 0o600)
+  const [record] = await s.keys.list()
+  t.match(record, { account: 'sandbox', test: true, state: 'active' })
+  t.same([...(record?.scopes ?? [])].sort(), ['orders:add', 'orders:cancel', 'orders:complete', 'orders:read', 'orders:update'])
+})
+
+t.test('a key sent over plain HTTP is revoked and replaced before the answer', async (t) => {
+  const s = await startTestServer(t)
+  const live = await s.keys.issue({ account: 'acme', scopes: ['orders:add', 'orders:read'] })
+  const reply = await s.sendPlain('POST', '/v1/deliveries', { key: live.key, body: JSON.stringify(addBody(orderId())), contentType: 'application/json' })
+  t.equal(reply.status, 403)
+  t.equal(reply.json.code, 'insecure_connection')
+  t.notMatch(reply.text, /wb_live_/, 'the replacement never travels over plain HTTP')
+  // The answer left only after the revocation: the key is already refused.
+  t.equal((await s.send('GET', '/ping', { key: live.key })).json.code, 'invalid_api_key')
+  const old = await s.keys.get(live.record.keyId)
+  t.equal(old?.state, 'rotated')
+  const replacementId = old?.replacedBy as string
+  const replacement = await s.keys.get(replacementId)
+  t.match(replacement, { account: 'acme', state: 'active', replaces: live.record.keyId })
+  t.same(replacement?.scopes, ['orders:add', 'orders:read'])
+  const file = join(s.dataDir, 'replaced-keys', replacementId)
+  t.equal((await stat(file)).mode & 0o777, 0o600)
+  const newKey = (await readFile(file, 'utf8')).trim()
+  t.match((await s.send('GET', '/ping', { key: newKey })).json, { account: 'acme', key_id: replacementId })
+  // The same key again over plain HTTP changes nothing more.
+  t.equal((await s.sendPlain('GET', '/ping', { key: live.key })).json.code, 'insecure_connection')
+  t.equal((await s.keys.list()).filter((k) => k.replaces === live.record.keyId).length, 1)
+})
+
+t.test('the sandbox test key seen over plain HTTP: test-api-key holds the replacement', async (t) => {
+  const s = await startTestServer(t)
+  t.equal((await s.sendPlain('GET', '/ping')).json.code, 'insecure_connection')
+  t.equal((await s.send('GET', '/ping')).json.code, 'invalid_api_key')
+  const rewritten = (await readFile(join(s.dataDir, 'test-api-key'), 'utf8')).trim()
+  t.not(rewritten, s.testKey)
+  t.match((await s.send('GET', '/ping', { key: rewritten })).json, { account: 'sandbox', test: true })
+})
+
+t.test('revoked, rotated and unknown keys are invalid_api_key', async (t) => {
+  const s = await startTestServer(t)
+  const a = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  const b = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  await s.keys.revoke(a.record.keyId, 'test')
+  const replacement = await s.keys.rotate(b.record.keyId, 'test')
+  t.equal((await s.send('GET', '/ping', { key: a.key })).json.code, 'invalid_api_key')
+  t.equal((await s.send('GET', '/ping', { key: b.key })).json.code, 'invalid_api_key')
+  t.equal((await s.send('GET', '/ping', { key: replacement.key })).status, 200)
+  // A well-formed key whose secret differs from the stored hash.
+  const forged = replacement.key.slice(0, -1) + (replacement.key.endsWith('a') ? 'b' : 'a')
+  t.equal((await s.send('GET', '/ping', { key: forged })).json.code, 'invalid_api_key')
+  // A test-prefixed key with a live key's id and secret.
+  t.equal((await s.send('GET', '/ping', { key: replacement.key.replace('wb_live_', 'wb_test_') })).json.code, 'invalid_api_key')
+  await t.rejects(s.keys.issue({ account: 'acme', scopes: ['orders:read'], test: true }), /sandbox/)
+  await t.rejects(s.keys.issue({ account: 'Acme-1', scopes: ['orders:read'] }), /account/)
+  await t.rejects(s.keys.revoke(a.record.keyId, 'again'), /already revoked/)
+})
+
+t.test('X-Forwarded-Proto: http is plain HTTP only from a trusted proxy', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-proxy-'))
+  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
+  const blobs = await openBlobs(join(dataDir, 'blobs'))
+  const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: ['127.0.0.1'], logLevel: 'silent' }, { store, blobs })
+  const agent = new Agent({ connect: { ca: await readFile(server.certPath, 'utf8') } })
+  t.teardown(async () => { await server.close(); await store.close(); await agent.close(); await rm(dataDir, { recursive: true, force: true }) })
+  const keys = new KeyRing(store)
+  const key = (await keys.issue({ account: 'acme', scopes: ['orders:read'] })).key
+  const ping = async (headers: Record<string, string>) => {
+    const r = await request(`${server.httpsUrl}/ping`, { headers: { 'service-api-key': key, ...headers }, dispatcher: agent })
+    return { status: r.statusCode, json: await r.body.json() as { code?: string } }
+  }
+  t.equal((await ping({ 'x-forwarded-proto': 'https' })).status, 200)
+  t.equal((await ping({ 'x-forwarded-proto': 'http' })).json.code, 'insecure_connection')
+  t.equal((await ping({})).json.code, 'invalid_api_key', 'the key was revoked')
+})
+
+t.test('X-Forwarded-Proto from an untrusted address is ignored', async (t) => {
+  const s = await startTestServer(t)
+  t.equal((await s.send('GET', '/ping', { headers: { 'x-forwarded-proto': 'http' } })).status, 200)
+  t.equal((await s.sendPlain('GET', '/ping', { key: null, headers: { 'x-forwarded-proto': 'https' } })).json.code, 'insecure_connection')
+})
