@@ -10,6 +10,8 @@ import auth from './plugins/auth.js'
 import bodyParsers from './plugins/body-parsers.js'
 import docs from './plugins/docs.js'
 import errorHandler from './plugins/error-handler.js'
+import loadShedding, { boundedStore, type LoadSheddingOptions } from './plugins/load-shedding.js'
+import metricsPlugin, { createMetrics } from './plugins/metrics.js'
 import rateLimit, { type RateLimitOptions } from './plugins/rate-limit.js'
 import deliveries from './routes/deliveries.js'
 import errorDescriptions from './routes/errors.js'
@@ -34,6 +36,12 @@ export interface AppOptions {
   readonly serverFactory?: FastifyServerFactory
   /** True from the moment shutdown starts: new requests are answered 503. */
   readonly isDraining?: () => boolean
+  /** Bounds on appends in flight, on the wait for one, and on event-loop lag (503 past them). */
+  readonly loadShedding?: LoadSheddingOptions
+  /** GET /metrics on this app (default true); false when it is served on its own port. */
+  readonly metricsRoute?: boolean
+  /** Reported as waybill_projector_lag_events when a projector runs in this process. */
+  readonly projectorLag?: () => number
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -61,6 +69,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
   })
   await app.register(errorHandler)
+  const metrics = createMetrics({ store: options.store, ...(options.projectorLag !== undefined ? { projectorLag: options.projectorLag } : {}) })
+  await app.register(metricsPlugin, { metrics, route: options.metricsRoute ?? true })
+  await app.register(loadShedding, options.loadShedding ?? {})
+  const commandStore = metrics.instrument(boundedStore(options.store, options.loadShedding))
   await app.register(auth, {
     keys,
     isDraining: options.isDraining ?? (() => false),
@@ -75,7 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(health, { store: options.store })
   await app.register(errorDescriptions)
   await app.register(ping)
-  await app.register(deliveries, { store: options.store, blobs: options.blobs })
+  await app.register(deliveries, { store: commandStore, blobs: options.blobs })
   for (const plugin of options.plugins ?? []) await app.register(plugin)
   return app
 }

@@ -12,6 +12,8 @@ import { KeyRing } from './keys/key-ring.js'
 import { ensureSandboxKey, type SandboxKey } from './keys/sandbox.js'
 import type { RateLimitOptions } from './plugins/rate-limit.js'
 import { loadTlsMaterial } from './tls.js'
+import { listenMetrics } from './plugins/metrics-listener.js'
+import type { LoadSheddingOptions } from './plugins/load-shedding.js'
 
 /** What the server entry needs from the configuration (the CLI maps its environment to it). */
 export interface ServerConfig {
@@ -23,6 +25,9 @@ export interface ServerConfig {
   readonly trustProxy: readonly string[]
   readonly logLevel: LevelWithSilent
   readonly rateLimit?: RateLimitOptions
+  /** Serve /metrics on this port (plain HTTP, no key) instead of on the HTTPS listener. */
+  readonly metricsPort?: number | null
+  readonly loadShedding?: LoadSheddingOptions
 }
 
 export interface ServerDeps {
@@ -30,6 +35,8 @@ export interface ServerDeps {
   readonly blobs: BlobStore
   /** Extra routes behind the key check (the projector's read API). */
   readonly plugins?: readonly FastifyPluginAsync[]
+  /** The in-process projector's lag, for /metrics. */
+  readonly projectorLag?: () => number
 }
 
 export interface RunningServer {
@@ -40,6 +47,8 @@ export interface RunningServer {
   /** The certificate clients should trust (generated in the data dir unless configured). */
   readonly certPath: string
   readonly sandbox: SandboxKey
+  /** Where /metrics is served when it has its own port (WAYBILL_METRICS_PORT); null otherwise. */
+  readonly metricsUrl: string | null
   /** Stops taking requests, lets in-flight ones finish, closes both listeners. */
   close(): Promise<void>
 }
@@ -64,6 +73,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     logLevel: config.logLevel,
     ...(config.rateLimit !== undefined ? { rateLimit: config.rateLimit } : {}),
     ...(deps.plugins !== undefined ? { plugins: deps.plugins } : {}),
+    ...(deps.projectorLag !== undefined ? { projectorLag: deps.projectorLag } : {}),
+    ...(config.loadShedding !== undefined ? { loadShedding: config.loadShedding } : {}),
+    metricsRoute: config.metricsPort === undefined || config.metricsPort === null,
     isDraining: () => draining,
     serverFactory: (handler) => {
       plain = createHttpServer(handler)
@@ -83,6 +95,13 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   const httpsPort = (app.server.address() as AddressInfo).port
   const httpPort = (plainServer.address() as AddressInfo).port
   const urlHost = config.host.includes(':') ? `[${config.host}]` : config.host
+  const metricsServer = config.metricsPort === undefined || config.metricsPort === null
+    ? null
+    : await listenMetrics(app, config.metricsPort, config.host).catch(async (error: unknown) => {
+      plainServer.close()
+      await app.close()
+      throw error
+    })
 
   return {
     app,
@@ -91,8 +110,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     httpPort,
     certPath: tls.certPath,
     sandbox,
+    metricsUrl: metricsServer === null ? null : `http://${urlHost}:${(metricsServer.address() as AddressInfo).port}/metrics`,
     close: async () => {
       draining = true
+      metricsServer?.close()
       const plainClosed = new Promise<void>((resolve) => plainServer.close(() => resolve()))
       plainServer.closeIdleConnections()
       await app.close()

@@ -1,0 +1,166 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { EventStore } from '@waybill/event-store'
+import { wrapAppend } from './wrap-append.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's Prometheus registry and instruments (one registry per app, so tests can run several). */
+    metrics: WaybillMetrics
+  }
+}
+
+/** What /metrics reports. Built once per app; `instrument` wraps the store the routes use. */
+export interface WaybillMetrics {
+  readonly registry: Registry
+  /** The store with its appends timed into `waybill_append_duration_seconds`. */
+  instrument(store: EventStore): EventStore
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string>
+  readonly contentType: string
+  readonly eventsAccepted: Counter<'type'>
+  readonly errors: Counter<'code' | 'status'>
+}
+
+export interface MetricsOptions {
+  /** The store whose group-commit figures are reported, when it keeps them (the SQLite store does). */
+  readonly store: EventStore
+  /** Events the projector is behind the head of the log, when a projector runs in this process. */
+  readonly projectorLag?: () => number
+}
+
+interface GroupCommitSource {
+  stats(): { appends: number; batches: number; batchSizeCounts: ReadonlyArray<readonly [number, number]> }
+}
+
+function hasStats(store: EventStore): store is EventStore & GroupCommitSource {
+  return typeof (store as Partial<GroupCommitSource>).stats === 'function'
+}
+
+/** Upper bounds of the batch-size histogram (appends per transaction, i.e. per fsync). */
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+
+export function createMetrics(options: MetricsOptions): WaybillMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'waybill_' })
+
+  const accepted = new Counter({
+    name: 'waybill_events_accepted_total',
+    help: 'Delivery events answered 201/202 (exact retries included), by event type',
+    labelNames: ['type'] as const,
+    registers: [registry],
+  })
+  const errors = new Counter({
+    name: 'waybill_errors_total',
+    help: 'Error answers, by error code',
+    labelNames: ['code', 'status'] as const,
+    registers: [registry],
+  })
+  const appendSeconds = new Histogram({
+    name: 'waybill_append_duration_seconds',
+    help: 'Time for one append to the event store to be durable (or to fail)',
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  })
+  const store = options.store
+  if (hasStats(store)) {
+    // The store keeps exact counts per batch size; they are re-expressed as a cumulative
+    // histogram at scrape time rather than observed twice on the hot path.
+    new Gauge({
+      name: 'waybill_group_commit_batch_size_bucket',
+      help: 'Transactions (one fsync each) with at most `le` appends, since the store opened',
+      labelNames: ['le'] as const,
+      registers: [registry],
+      collect() {
+        const { batchSizeCounts, batches } = store.stats()
+        for (const bound of BATCH_BUCKETS) {
+          let count = 0
+          for (const [size, n] of batchSizeCounts) if (size <= bound) count += n
+          this.set({ le: String(bound) }, count)
+        }
+        this.set({ le: '+Inf' }, batches)
+      },
+    })
+    new Gauge({
+      name: 'waybill_group_commit_batches',
+      help: 'Transactions committed or attempted by the SQLite writer since the store opened',
+      registers: [registry],
+      collect() { this.set(store.stats().batches) },
+    })
+    new Gauge({
+      name: 'waybill_group_commit_appends',
+      help: 'Appends settled by the SQLite writer since the store opened',
+      registers: [registry],
+      collect() { this.set(store.stats().appends) },
+    })
+  }
+  const projectorLag = options.projectorLag
+  if (projectorLag !== undefined) {
+    new Gauge({
+      name: 'waybill_projector_lag_events',
+      help: 'Events between the head of the log and the read model checkpoint',
+      registers: [registry],
+      collect() { this.set(projectorLag()) },
+    })
+  }
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    instrument: (inner) => timedAppends(inner, appendSeconds),
+    eventsAccepted: accepted,
+    errors,
+  }
+}
+
+/** Same store, appends timed. Everything else is passed through untouched. */
+function timedAppends(inner: EventStore, histogram: Histogram): EventStore {
+  return wrapAppend(inner, async (streamName, events, options) => {
+    const end = histogram.startTimer()
+    try {
+      return await inner.appendToStream(streamName, events, options)
+    } finally {
+      end()
+    }
+  })
+}
+
+const CODE_IN_PROBLEM = /"code":"([a-z_]+)"/
+
+export interface MetricsPluginOptions {
+  readonly metrics: WaybillMetrics
+  /** Serve GET /metrics on this app (no key). False when WAYBILL_METRICS_PORT moves it elsewhere. */
+  readonly route: boolean
+}
+
+/**
+ * Counts answers: accepted events by type (from the parsed body of a 201/202 on /v1/deliveries)
+ * and errors by code (read back from the problem body the one error handler wrote, so no error
+ * path can be missed).
+ */
+async function metricsPlugin(app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
+  const metrics = options.metrics
+  app.decorate('metrics', options.metrics)
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode >= 400 && typeof payload === 'string') {
+      const code = CODE_IN_PROBLEM.exec(payload)?.[1] ?? 'unknown'
+      metrics.errors.inc({ code, status: String(reply.statusCode) })
+    }
+    return payload
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    if ((reply.statusCode === 201 || reply.statusCode === 202) && request.routeOptions.url === '/v1/deliveries') {
+      const event = (request.body as { event?: unknown } | undefined)?.event
+      if (typeof event === 'string') metrics.eventsAccepted.inc({ type: event })
+    }
+  })
+  if (options.route) {
+    app.get('/metrics', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
+      return reply.type(options.metrics.contentType).send(await options.metrics.render())
+    })
+  }
+}
+
+export default fp(metricsPlugin, { name: 'waybill-metrics' })

@@ -1,0 +1,36 @@
+import t from 'tap'
+import { addBody, completeBody, orderId } from './fixtures.js'
+import { startTestServer } from './harness.js'
+
+/** The value of one sample line of a Prometheus text exposition, or undefined. */
+function sample(text: string, name: string, labels = ''): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels === '' ? ' ' : `{${labels}} `}`))
+  return line === undefined ? undefined : Number(line.split(' ').at(-1))
+}
+
+t.test('/metrics: accepted events by type, errors by code, append latency, group-commit batches; no key needed', async (t) => {
+  const s = await startTestServer(t)
+  const id = orderId('metrics')
+  t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
+  t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201, 'exact retry')
+  t.equal((await s.json('/v1/deliveries', completeBody(id))).status, 202)
+  t.equal((await s.json('/v1/deliveries', completeBody(orderId('none')))).status, 404)
+  t.equal((await s.json('/v1/deliveries', {}, 'wb_test_nonsense')).status, 401)
+
+  const reply = await s.send('GET', '/metrics', { key: null })
+  t.equal(reply.status, 200)
+  t.match(reply.headers['content-type'], /^text\/plain; version=0\.0\.4/)
+  const text = reply.text
+  t.equal(sample(text, 'waybill_events_accepted_total', 'type="ORDER_ADD"'), 2)
+  t.equal(sample(text, 'waybill_events_accepted_total', 'type="ORDER_COMPLETE"'), 1)
+  t.equal(sample(text, 'waybill_errors_total', 'code="not_found",status="404"'), 1)
+  t.equal(sample(text, 'waybill_errors_total', 'code="invalid_api_key",status="401"'), 1)
+  // Two appends reached the store (the retry was decided as already applied, without one).
+  t.equal(sample(text, 'waybill_append_duration_seconds_count'), 2)
+  t.ok((sample(text, 'waybill_append_duration_seconds_sum') ?? 0) > 0)
+  t.ok((sample(text, 'waybill_group_commit_batch_size_bucket', 'le="+Inf"') ?? 0) >= 2, 'at least the two appends (and the sandbox key) as batches')
+  t.ok((sample(text, 'waybill_group_commit_appends') ?? 0) >= 2)
+  t.ok((sample(text, 'waybill_process_resident_memory_bytes') ?? 0) > 0, 'process metrics too')
+
+  t.equal((await s.sendPlain('GET', '/metrics', { key: null })).json?.code, 'insecure_connection', 'plain HTTP still refuses')
+})
