@@ -5,9 +5,12 @@ const EVENTS: readonly string[] = WIRE_EVENTS
 
 /**
  * The first wire check after parsing (DESIGN.md §3): the body must be an object whose own
- * `event` is one of the four names, else `unknown_event` (so `{}` is unknown_event).
+ * `event` is one of the four names, else `unknown_event` (so `{}` is unknown_event). On success
+ * the body comes back typed as a record, ready for `validateDelivery`.
  */
-export function readEventName(body: unknown): { ok: true; event: WireEvent } | { ok: false; error: WaybillError } {
+export function readEventName(
+  body: unknown,
+): { ok: true; event: WireEvent; body: Record<string, unknown> } | { ok: false; error: WaybillError } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, error: new WaybillError('unknown_event', 'the body must be an object with an event field') }
   }
@@ -16,5 +19,5 @@ export function readEventName(body: unknown): { ok: true; event: WireEvent } | {
   if (typeof event !== 'string' || !EVENTS.includes(event)) {
     return { ok: false, error: new WaybillError('unknown_event', `event: must be one of ${WIRE_EVENTS.join(', ')}`) }
   }
-  return { ok: true, event: event as WireEvent }
+  return { ok: true, event: event as WireEvent, body: body as Record<string, unknown> }
 }

@@ -3,7 +3,12 @@ import { WIRE_EVENTS } from '../src/commands.js'
 import { readEventName } from '../src/read-event-name.js'
 
 t.test('each of the four events is read', async (t) => {
-  for (const event of WIRE_EVENTS) t.same(readEventName({ event }), { ok: true, event })
+  for (const event of WIRE_EVENTS) {
+    const body = { event, extra: 1 }
+    const result = readEventName(body)
+    t.same(result, { ok: true, event, body })
+    t.equal(result.ok && result.body, body, 'the same body, not a copy')
+  }
 })
 
 t.test('a body that is not an object is unknown_event', async (t) => {
