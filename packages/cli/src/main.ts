@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   rebuild: () => import('./commands/rebuild.js'),
   verify: () => import('./commands/verify.js'),
   projector: () => import('./commands/projector.js'),
+  bench: () => import('./commands/bench.js'),
 }
 
 function usage(): string {
