@@ -3,10 +3,11 @@ import type { Database, Statement } from 'better-sqlite3'
 import { parseOrderStreamName } from '@waybill/domain'
 import type { Position, RecordedEvent } from '@waybill/event-store'
 import { evolveOrderRow, type OrderRow } from './order-row.js'
-import { fromRecord, ORDER_COLUMNS, toRecord, type OrderRecord } from './row-codec.js'
+import { fromRecord, ORDER_COLUMNS, toColumns, type OrderRecord } from './row-codec.js'
 import { createSchema } from './schema.js'
 
 export const ORDERS_PROJECTION = 'orders'
+const BULK_MEMORY_ROWS = 500_000
 
 export interface BatchOutcome {
   /** Events that changed a row. */
@@ -19,8 +20,10 @@ export interface BatchOutcome {
 
 export interface OpenOptions {
   /**
-   * Rebuild mode: no journal, no fsync, no secondary indexes until `finishBulk`. Only for a file
-   * nobody reads yet; a crash leaves a file the next rebuild throws away.
+   * Rebuild mode, for a new file nobody reads yet: no journal, no fsync, no secondary indexes,
+   * and rows kept in memory (the file starts empty, so memory is the whole truth) and written
+   * by `flush()` or when more than `BULK_MEMORY_ROWS` pile up. A crash leaves a file the next
+   * rebuild throws away, so none of this weakens the live model's guarantees.
    */
   readonly bulk?: boolean
 }
@@ -29,10 +32,14 @@ export interface OpenOptions {
 export class OrdersProjectionDb {
   readonly db: Database
   private readonly selectRow: Statement<[string, string], OrderRecord>
-  private readonly upsertRow: Statement<[OrderRecord]>
+  private readonly upsertRow: Statement<unknown[]>
   private readonly selectCheckpoint: Statement<[string], { commit_position: string; prepare_position: string }>
   private readonly upsertCheckpoint: Statement<[string, string, string, string]>
   private readonly applyInTransaction: (events: readonly RecordedEvent[], through: Position | null) => BatchOutcome
+  private readonly writeRows: (rows: Iterable<OrderRow>) => void
+  /** Bulk mode: rows not yet written, and whether the file holds none outside this map. */
+  private readonly memory: Map<string, OrderRow | undefined> | null
+  private memoryIsComplete = true
 
   constructor(readonly path: string, options: OpenOptions = {}) {
     this.db = new Sqlite(path)
@@ -48,11 +55,23 @@ export class OrdersProjectionDb {
     createSchema(this.db, options.bulk !== true)
     this.selectRow = this.db.prepare('SELECT * FROM orders WHERE account = ? AND order_id = ?')
     this.upsertRow = this.db.prepare(
-      `INSERT OR REPLACE INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+      `INSERT OR REPLACE INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')})`,
     )
     this.selectCheckpoint = this.db.prepare('SELECT commit_position, prepare_position FROM checkpoints WHERE projection = ?')
     this.upsertCheckpoint = this.db.prepare('INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)')
     this.applyInTransaction = this.db.transaction((events, through) => this.applyNow(events, through))
+    this.writeRows = this.db.transaction((rows: Iterable<OrderRow>) => {
+      for (const row of rows) this.upsertRow.run(toColumns(row))
+    })
+    this.memory = options.bulk === true ? new Map() : null
+  }
+
+  /** Bulk mode: writes the rows held in memory. Nothing to do otherwise. */
+  flush(): void {
+    if (this.memory === null) return
+    this.writeRows(rowsOf(this.memory))
+    this.memory.clear()
+    this.memoryIsComplete = false
   }
 
   /** Position of the last event the model reflects; null when it reflects none. */
@@ -77,7 +96,8 @@ export class OrdersProjectionDb {
 
   private applyNow(events: readonly RecordedEvent[], through: Position | null): BatchOutcome {
     const stored = this.checkpoint()
-    const touched = new Map<string, OrderRow | undefined>()
+    const touched = this.memory ?? new Map<string, OrderRow | undefined>()
+    const fileMayHold = this.memory === null || !this.memoryIsComplete
     const unknown: RecordedEvent[] = []
     let applied = 0
     let duplicates = 0
@@ -92,7 +112,7 @@ export class OrdersProjectionDb {
       if (name === null) continue
       const key = `${name.account}\u0000${name.orderId}`
       let row = touched.get(key)
-      if (row === undefined && !touched.has(key)) {
+      if (row === undefined && fileMayHold && !touched.has(key)) {
         const record = this.selectRow.get(name.account, name.orderId)
         row = record === undefined ? undefined : fromRecord(record)
       }
@@ -108,13 +128,18 @@ export class OrdersProjectionDb {
       touched.set(key, next)
       if (next !== row) applied += 1
     }
-    for (const row of touched.values()) if (row !== undefined) this.upsertRow.run(toRecord(row))
+    if (this.memory === null) for (const row of rowsOf(touched)) this.upsertRow.run(toColumns(row))
+    else if (this.memory.size > BULK_MEMORY_ROWS) this.flush()
     const target = through !== null && (last === null || isAfter(through, last)) ? through : last
     if (target !== null && (stored === null || isAfter(target, stored))) {
       this.upsertCheckpoint.run(ORDERS_PROJECTION, target.commit.toString(), target.prepare.toString(), new Date().toISOString())
     }
     return { applied, duplicates, unknown }
   }
+}
+
+function* rowsOf(map: Map<string, OrderRow | undefined>): IterableIterator<OrderRow> {
+  for (const row of map.values()) if (row !== undefined) yield row
 }
 
 function isAfter(a: Position, b: Position): boolean {

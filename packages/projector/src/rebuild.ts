@@ -64,6 +64,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       options.onProgress?.({ events, position: reached, head: startHead > reached ? startHead : reached, elapsedMs: performance.now() - started })
       if (caughtUp) break
     }
+    model.flush()
     createIndexes(model.db)
     model.db.pragma('journal_mode = WAL')
     model.db.pragma('wal_checkpoint(TRUNCATE)')

@@ -34,15 +34,15 @@ export const ORDER_COLUMNS = [
   'created_at', 'updated_at', 'updated_at_ms', 'last_event_type', 'received_at', 'revision', 'event_count', 'position',
 ] as const
 
-export function toRecord(row: OrderRow): OrderRecord {
-  const { pod, signature, ...rest } = row
-  return {
-    ...rest,
-    pod_sha256: pod?.sha256 ?? null, pod_media_type: pod?.media_type ?? null, pod_bytes: pod?.bytes ?? null,
-    signature_sha256: signature?.sha256 ?? null,
-    signature_media_type: signature?.media_type ?? null,
-    signature_bytes: signature?.bytes ?? null,
-  }
+/** The row as values in ORDER_COLUMNS order, for a positional INSERT (no intermediate object). */
+export function toColumns(row: OrderRow): unknown[] {
+  const { pod, signature } = row
+  return [
+    row.account, row.order_id, row.customer, row.location, row.status, row.address, row.delivery_date, row.recipient, row.reason,
+    pod?.sha256 ?? null, pod?.media_type ?? null, pod?.bytes ?? null,
+    signature?.sha256 ?? null, signature?.media_type ?? null, signature?.bytes ?? null,
+    row.created_at, row.updated_at, row.updated_at_ms, row.last_event_type, row.received_at, row.revision, row.event_count, row.position,
+  ]
 }
 
 const imageOf = (sha256: string | null, mediaType: string | null, bytes: number | null): ImageRef | null =>
