@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import {
   isScope, KeyRing, KeyRingError, replacementKeyPath, SANDBOX_ACCOUNT, SCOPES, type KeyRecord, type Scope,
 } from '@waybill/ingress'
@@ -58,7 +58,7 @@ export const command: CliCommand = {
   },
 }
 
-function parse(args: readonly string[], options: Parameters<typeof parseArgs>[0]['options']): ReturnType<typeof parseArgs> {
+function parse(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>): ReturnType<typeof parseArgs> {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true })
   } catch (error) {

@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { Agent, request } from 'undici'
+import { runWaybill, serve } from './waybill-process.js'
+
+async function dataDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'waybill-cli-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+async function get(url: string, key: string | null, agent: Agent) {
+  const response = await request(url, { headers: key === null ? {} : { 'service-api-key': key }, dispatcher: agent })
+  const text = await response.body.text()
+  return { status: response.statusCode, json: JSON.parse(text) as Record<string, unknown> }
+}
+
+t.test('serve on a fresh data dir: test key, self-signed cert, ping; a plain-HTTP key stays revoked after a restart', async (t) => {
+  const dir = await dataDir(t)
+  const first = await serve({ WAYBILL_DATA_DIR: dir })
+  t.match(first.output(), /created the sandbox test key/)
+  t.match(first.output(), new RegExp(`${join(dir, 'test-api-key')}`))
+  const key = (await readFile(join(dir, 'test-api-key'), 'utf8')).trim()
+  t.equal((await stat(join(dir, 'test-api-key'))).mode & 0o777, 0o600)
+  t.equal((await stat(join(dir, 'tls', 'key.pem'))).mode & 0o777, 0o600)
+  const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
+  const plainAgent = new Agent()
+  t.teardown(async () => { await agent.close(); await plainAgent.close() })
+  t.match(await get(`${first.httpsUrl}/ping`, key, agent), { status: 200, json: { account: 'sandbox' } })
+
+  // Create a live key with the CLI while the server runs (same store, another process).
+  const created = await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:add,orders:read'], { WAYBILL_DATA_DIR: dir })
+  t.equal(created.code, 0, created.stderr)
+  const live = created.stdout.trim()
+  t.match(live, /^wb_live_/)
+  t.equal((await get(`${first.httpsUrl}/ping`, live, agent)).status, 200)
+
+  t.match(await get(`http://127.0.0.1:${first.httpPort}/ping`, live, plainAgent), { status: 403, json: { code: 'insecure_connection' } })
+  t.equal(await first.stop(), 0, 'SIGTERM closes gracefully with exit code 0')
+
+  const second = await serve({ WAYBILL_DATA_DIR: dir })
+  t.teardown(() => second.stop())
+  t.notMatch(second.output(), /created the sandbox test key/, 'the test key is made only once')
+  t.match(await get(`${second.httpsUrl}/ping`, live, agent), { status: 401, json: { code: 'invalid_api_key' } })
+  t.equal((await get(`${second.httpsUrl}/ping`, key, agent)).status, 200, 'the test key still works')
+
+  const listed = await runWaybill(['keys', 'list', '--json'], { WAYBILL_DATA_DIR: dir })
+  t.equal(listed.code, 0, listed.stderr)
+  const rows = JSON.parse(listed.stdout) as Array<{ key_id: string; state: string; replaces: string | null; secret_file: string | null; account: string }>
+  const replacement = rows.find((row) => row.replaces !== null)
+  t.match(replacement, { account: 'acme', state: 'active', secret_file: String })
+  const replacementKey = (await readFile(replacement?.secret_file as string, 'utf8')).trim()
+  t.match(await get(`${second.httpsUrl}/ping`, replacementKey, agent), { status: 200, json: { account: 'acme' } })
+  t.equal(rows.filter((row) => row.state === 'rotated').length, 1)
+})
+
+t.test('a bad configuration value stops the start and names the variable', async (t) => {
+  const dir = await dataDir(t)
+  for (const [name, value] of [['WAYBILL_HTTPS_PORT', 'abc'], ['WAYBILL_HTTP_PORT', '70000'], ['WAYBILL_STORE', 'mysql'], ['LOG_LEVEL', 'loud'], ['WAYBILL_TRUST_PROXY', 'not-an-ip'], ['WAYBILL_RATE_LIMIT', '0']]) {
+    const result = await runWaybill(['serve'], { WAYBILL_DATA_DIR: dir, [name as string]: value as string })
+    t.not(result.code, 0, `${name}=${value} fails`)
+    t.match(result.stderr, new RegExp(name as string), `the message names ${name}`)
+  }
+})

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+
+export interface Finished {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `waybill <args>` to completion with the given environment (on top of PATH only). */
+export function runWaybill(args: readonly string[], env: Record<string, string>): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+export interface Served {
+  readonly child: ChildProcess
+  readonly httpsUrl: string
+  readonly httpPort: number
+  readonly output: () => string
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>
+}
+
+/** Starts `waybill serve` and resolves once it prints where it listens. */
+export function serve(env: Record<string, string>): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, 'serve'], {
+      env: { PATH: process.env['PATH'] ?? '', WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', LOG_LEVEL: 'warn', ...env },
+    })
+    let out = ''
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString()
+      const https = /listening on (https:\/\/\S+) /.exec(out)
+      const http = /plain HTTP on port (\d+)/.exec(out)
+      if (https?.[1] !== undefined && http?.[1] !== undefined) {
+        resolve({
+          child, httpsUrl: https[1], httpPort: Number(http[1]), output: () => out,
+          stop: async () => { child.kill('SIGTERM'); return exited },
+        })
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    void exited.then((code) => reject(new Error(`waybill serve exited with ${String(code)} before listening:\n${out}`)))
+  })
+}
