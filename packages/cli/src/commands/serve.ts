@@ -1,14 +1,18 @@
 import { closeOnSignals, startServer } from '@waybill/ingress'
+import { ReadModel, readApi, startProjector, type Projector } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 
-const HELP = `Usage: waybill serve
+const HELP = `Usage: waybill serve [--no-projector]
 
 Runs the ingress: the HTTPS API (WAYBILL_HTTPS_PORT, default 8443) and the plain-HTTP listener
 (WAYBILL_HTTP_PORT, default 8080) that answers only insecure_connection. On the first start of
 an empty data directory it creates the sandbox test key and writes it to <data dir>/test-api-key.
 SIGINT/SIGTERM finish in-flight requests, then exit.
+
+The read API (GET /v1/orders…) is served too. The orders projector runs in this process unless
+--no-projector is given (then run \`waybill projector\` as its own process).
 
 Configuration comes from the environment; see README.md ("Configuration").`
 
@@ -17,12 +21,16 @@ export const command: CliCommand = {
   summary: 'run the HTTPS ingress (and the plain-HTTP refusal listener)',
   help: HELP,
   async run(argv) {
+    // Read side (issue 4): the only option serve takes.
+    const withProjector = !argv.includes('--no-projector')
+    argv = argv.filter((arg) => arg !== '--no-projector')
     if (argv.length > 0) {
       process.stderr.write(`waybill serve: unexpected argument "${argv[0] ?? ''}"\n\n${HELP}\n`)
       return 2
     }
     const config = loadConfig()
     const opened = await openStore(config)
+    const readModel = new ReadModel(config.dataDir)
     let server
     try {
       server = await startServer({
@@ -37,14 +45,19 @@ export const command: CliCommand = {
       }, {
         store: opened.store,
         blobs: opened.blobs,
-        // The projector's read API (GET /v1/orders…) is registered here as a plugin once it
-        // exists: plugins: [readApi({ … })]. It runs behind the same key check.
-        plugins: [],
+        // The projector's read API, behind the same key check.
+        plugins: [async (app) => {
+          await app.register(readApi, { readModel, store: opened.store, blobs: opened.blobs, principalOf: (request) => request.principal })
+        }],
       })
     } catch (error) {
+      readModel.close()
       await opened.close()
       throw error
     }
+    const projector: Projector | null = withProjector
+      ? startProjector({ store: opened.store, dataDir: config.dataDir, logger: server.app.log })
+      : null
     const lines = [
       `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,
       `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,
@@ -57,6 +70,8 @@ export const command: CliCommand = {
     const running = server
     return closeOnSignals(async () => {
       await running.close()
+      await projector?.stop()
+      readModel.close()
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })
   },
