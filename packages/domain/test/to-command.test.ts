@@ -1,10 +1,12 @@
 import fc from 'fast-check'
 import t from 'tap'
+import { Value } from 'typebox/value'
 import { WIRE_EVENTS } from '../src/commands.js'
 import { eventIdFor } from '../src/event-id.js'
 import { toCommand } from '../src/to-command.js'
 import { deliveryImages, type ValidDelivery } from '../src/valid-delivery.js'
 import { validateDelivery } from '../src/validate-delivery.js'
+import { DeliveryRequestSchema } from '../src/wire-schemas.js'
 import { JPEG, PNG, body } from './wire-samples.js'
 
 function valid(input: Record<string, unknown>): ValidDelivery {
@@ -63,7 +65,7 @@ const timestamp = fc
   .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
   .map((d) => d.toISOString())
 
-t.test('any generated valid ORDER_ADD passes and round-trips through toCommand (property)', async () => {
+t.test('any generated valid ORDER_ADD passes validator and schema, and round-trips through toCommand (property)', async () => {
   fc.assert(
     fc.property(
       fc.record({
@@ -76,8 +78,9 @@ t.test('any generated valid ORDER_ADD passes and round-trips through toCommand (
       }),
       timestamp,
       (payload, eventDate) => {
-        const result = validateDelivery('ORDER_ADD', { event: 'ORDER_ADD', event_date: eventDate, event_payload: payload })
-        if (!result.ok) return false
+        const input = { event: 'ORDER_ADD', event_date: eventDate, event_payload: payload }
+        const result = validateDelivery('ORDER_ADD', input)
+        if (!result.ok || !Value.Check(DeliveryRequestSchema, input)) return false
         const command = toCommand('acme', result.value)
         return JSON.stringify(command.data) === JSON.stringify({ ...payload, event_date: eventDate })
       },

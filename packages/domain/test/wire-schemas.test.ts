@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import t from 'tap'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
@@ -109,4 +110,19 @@ t.test('the schema documents each event with its required fields', async (t) => 
   t.same(OrderCompletePayloadSchema.required, ['order_id', 'address', 'delivery_date', 'pod', 'recipient'])
   t.same(OrderCanceledPayloadSchema.required, ['order_id', 'reason'])
   t.same(DeliveryRequestSchema.anyOf.map((s) => s.properties.event.const), WIRE_EVENTS)
+})
+
+t.test('schema and validator agree on any string as a text field (property)', async () => {
+  const anyString = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ unit: 'grapheme', maxLength: 30 }),
+    fc.constantFrom('', ' ', '\u00a0x', 'a\u0085', 'x'.repeat(1024), 'x'.repeat(1025), '😀'.repeat(1024), '😀'.repeat(1025)),
+  )
+  fc.assert(
+    fc.property(anyString, (reason) => {
+      const input = body('ORDER_CANCELED', { reason })
+      return byValidator(input) === bySchema(input)
+    }),
+    { numRuns: 2000 },
+  )
 })
