@@ -70,6 +70,8 @@ export class KeyRing {
     if (parsed === null) return null
     const record = await this.get(parsed.keyId)
     if (record === null || record.state !== 'active' || record.test !== parsed.test) return null
+    // Issue refuses it already; checked again so that no stored event can widen a test key.
+    if (record.test && record.account !== SANDBOX_ACCOUNT) return null
     if (!keyMatchesHash(presented, record.hash)) return null
     return { keyId: record.keyId, account: record.account, scopes: record.scopes, test: record.test }
   }
