@@ -7,5 +7,6 @@ export {
   openSqliteEventStore, type SqliteEventStore, type SqliteEventStoreOptions,
 } from './sqlite/sqlite-event-store.js'
 export { handleCommand, type HandleCommandOptions, type CommandResult } from './command-handler.js'
+export { openFileBlobStore, type BlobStore } from './blob/file-blob-store.js'
 export { summarizeBatchSizes, type GroupCommitStats } from './sqlite/group-commit-stats.js'
 export * from './eventstoredb/index.js'

@@ -1,17 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { openSqliteEventStore } from '../src/index.js'
 import { eventStoreContract } from './contract.js'
+import { tempDir } from './store-fixture.js'
 
-for (const writer of ['worker', 'inline'] as const) {
-  const dir = await mkdtemp(join(tmpdir(), 'waybill-contract-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const path = join(dir, 'events.db')
-  await eventStoreContract(t, {
-    name: `sqlite (${writer} writer, file on disk)`,
-    open: () => openSqliteEventStore({ path, writer }),
-    reopen: () => openSqliteEventStore({ path, writer }),
-  })
-}
+const path = join(await tempDir(t), 'events.db')
+await eventStoreContract(t, {
+  name: 'sqlite (inline writer, the default; file on disk)',
+  open: () => openSqliteEventStore({ path }),
+  reopen: () => openSqliteEventStore({ path }),
+})

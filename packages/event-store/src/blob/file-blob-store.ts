@@ -1,0 +1,83 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+
+/** Content-addressed storage for images: bytes are kept under their sha256. */
+export interface BlobStore {
+  /**
+   * Stores `bytes` under `sha256` (lower-case hex) and resolves once they are durable.
+   * Throws RangeError when the bytes do not hash to `sha256`. Storing what is already there is a no-op.
+   */
+  put(bytes: Uint8Array, sha256: string): Promise<void>
+  /** The bytes stored under `sha256`, or null. */
+  get(sha256: string): Promise<Buffer | null>
+  has(sha256: string): Promise<boolean>
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+/**
+ * A BlobStore in a directory: `<dir>/<first two hex digits>/<other 62>`. A blob is written to a
+ * temporary file, fsynced, renamed into place, and the directory fsynced, so after a crash a
+ * blob is either whole or absent, and once put() resolves it survives power loss.
+ */
+export async function openFileBlobStore(dir: string): Promise<BlobStore> {
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  const pathOf = (sha256: string): { folder: string; file: string } => {
+    if (!SHA256_HEX.test(sha256)) throw new RangeError(`not a sha256 hex digest: "${sha256}"`)
+    const folder = join(dir, sha256.slice(0, 2))
+    return { folder, file: join(folder, sha256.slice(2)) }
+  }
+  const has = async (sha256: string): Promise<boolean> => {
+    try {
+      return (await stat(pathOf(sha256).file)).isFile()
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+      throw error
+    }
+  }
+  return {
+    has,
+    async get(sha256) {
+      try {
+        return await readFile(pathOf(sha256).file)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+        throw error
+      }
+    },
+    async put(bytes, sha256) {
+      const { folder, file } = pathOf(sha256)
+      const actual = createHash('sha256').update(bytes).digest('hex')
+      if (actual !== sha256) throw new RangeError(`bytes hash to ${actual}, not ${sha256}`)
+      if (await has(sha256)) return
+      await mkdir(folder, { recursive: true, mode: 0o700 })
+      await fsyncDirectory(dir)
+      const temporary = join(folder, `.tmp-${randomUUID()}`)
+      try {
+        const handle = await open(temporary, 'wx', 0o600)
+        try {
+          await handle.writeFile(bytes)
+          await handle.sync()
+        } finally {
+          await handle.close()
+        }
+        // Same content under the same name: a concurrent put of the same blob may win; either is right.
+        await rename(temporary, file)
+      } catch (error) {
+        await rm(temporary, { force: true })
+        throw error
+      }
+      await fsyncDirectory(folder)
+    },
+  }
+}
+
+async function fsyncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import t from 'tap'
+import { openFileBlobStore } from '../src/index.js'
+import { tempDir } from './store-fixture.js'
+
+const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex')
+
+t.test('put stores bytes under their hash; get and has find them', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  const bytes = Buffer.from('\x89PNG fake image bytes')
+  const digest = sha(bytes)
+  t.equal(await blobs.has(digest), false)
+  t.equal(await blobs.get(digest), null)
+  await blobs.put(bytes, digest)
+  t.equal(await blobs.has(digest), true)
+  t.same(await blobs.get(digest), bytes)
+  t.same(await readFile(join(dir, digest.slice(0, 2), digest.slice(2))), bytes, 'laid out as <aa>/<rest>')
+  await blobs.put(new Uint8Array(bytes), digest)
+  t.same(await readdir(join(dir, digest.slice(0, 2))), [digest.slice(2)], 'a second put changes nothing, leaves no temp file')
+})
+
+t.test('concurrent puts of the same blob all succeed', async (t) => {
+  const blobs = await openFileBlobStore(join(await tempDir(t), 'blobs'))
+  const bytes = Buffer.alloc(64 * 1024, 7)
+  await Promise.all(Array.from({ length: 10 }, () => blobs.put(bytes, sha(bytes))))
+  t.same(await blobs.get(sha(bytes)), bytes)
+})
+
+t.test('bytes that do not match the hash, or a malformed hash, are refused', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  await t.rejects(blobs.put(Buffer.from('a'), sha(Buffer.from('b'))), RangeError)
+  await t.rejects(blobs.put(Buffer.from('a'), '../../etc/passwd'), RangeError)
+  await t.rejects(blobs.get('ABC'), RangeError)
+  t.same(await readdir(dir), [], 'nothing was written')
+})
