@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Sqlite from 'better-sqlite3'
+import t from 'tap'
+import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type OrderCommand, type WireEvent } from '@waybill/domain'
+import { handleCommand, openSqliteEventStore } from '@waybill/event-store'
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+
+/** `waybill <args>` as its own process, on `dataDir`. */
+function waybill(dataDir: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+function cmd(account: string, event: WireEvent, data: Record<string, unknown>): OrderCommand {
+  return { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
+}
+
+/** Three orders through the real command handler, then the read model built by `waybill rebuild`. */
+async function seeded(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-audit-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })
+  const metadata = { received_at: '2025-05-01T00:00:00Z', key_id: 'k', request_id: 'r', schema_version: SCHEMA_VERSION }
+  const run = (account: string, c: OrderCommand) => handleCommand(store, streamNameFor(account, c.data.order_id), orderDecider, c, { metadata })
+  for (const id of ['A-1', 'A-2', 'A-3']) {
+    await run('sandbox', cmd('sandbox', 'ORDER_ADD', { order_id: id, customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' }))
+  }
+  await run('sandbox', cmd('sandbox', 'ORDER_UPDATE', { order_id: 'A-1', status: 'in_progress', address: '2 Main', delivery_date: '2025-05-03T00:00:00Z', event_date: '2025-05-01T01:00:00Z' }))
+  await run('sandbox', cmd('sandbox', 'ORDER_CANCELED', { order_id: 'A-1', reason: 'gone', event_date: '2025-05-01T02:00:00Z' }))
+  await run('acme', cmd('acme', 'ORDER_ADD', { order_id: 'A-1', customer: 'x', location: 'y', status: 'in_progress', address: 'far', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' }))
+  await store.close()
+  return dataDir
+}
+
+t.test('replay prints each event and the state after it; the chain holds', async (t) => {
+  const dataDir = await seeded(t)
+  const out = await waybill(dataDir, ['replay', 'A-1'])
+  t.equal(out.code, 0, out.stderr)
+  const states = out.stdout.split('\n').filter((line) => line.trim().startsWith('state ')).map((line) => JSON.parse(line.trim().slice(6)) as { status: string; address: string })
+  t.same(states.map((s) => [s.status, s.address]), [['pending', '1 Main'], ['in_progress', '2 Main'], ['canceled', '2 Main']])
+  t.match(out.stdout, /#0 OrderAdded[\s\S]*#1 OrderUpdated[\s\S]*#2 OrderCanceled/)
+  t.match(out.stdout, /hash chain: ok \(3 events/)
+
+  const json = await waybill(dataDir, ['replay', 'A-1', '--account', 'acme', '--json'])
+  t.equal(json.code, 0)
+  const doc = JSON.parse(json.stdout) as { stream: string; events: Array<{ state: { status: string } }>; chain: { ok: boolean } }
+  t.equal(doc.stream, 'order-acme-A-1')
+  t.same(doc.events.map((e) => e.state.status), ['in_progress'])
+  t.same(doc.chain, { ok: true })
+
+  const missing = await waybill(dataDir, ['replay', 'nope'])
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /no order nope in account sandbox/)
+  t.equal((await waybill(dataDir, ['replay'])).code, 2)
+})
+
+t.test('rebuild builds the model, then verify passes; tampering with one stored event is caught by replay and verify', async (t) => {
+  const dataDir = await seeded(t)
+  const rebuilt = await waybill(dataDir, ['rebuild'])
+  t.equal(rebuilt.code, 0, rebuilt.stderr)
+  t.match(rebuilt.stdout, /rebuilt orders: 6 events in [\d.]+ s \(\d+ events\/s\)/)
+  t.match(rebuilt.stderr, /100\.0% 6\/6 events/, 'plain progress lines when not on a terminal')
+  const clean = await waybill(dataDir, ['verify'])
+  t.equal(clean.code, 0, clean.stdout + clean.stderr)
+  t.match(clean.stdout, /streams: 4, events: 6/)
+  t.match(clean.stdout, /verify: OK/)
+
+  const db = new Sqlite(join(dataDir, 'events.sqlite'))
+  const changed = db.prepare("UPDATE events SET data = json_set(data, '$.address', '9 Fake St') WHERE stream = 'order-sandbox-A-1' AND revision = 1").run()
+  db.close()
+  t.equal(changed.changes, 1)
+
+  const replay = await waybill(dataDir, ['replay', 'A-1'])
+  t.equal(replay.code, 1)
+  t.match(replay.stdout, /hash chain: BROKEN at revision 1: content does not match its hash/)
+  const verify = await waybill(dataDir, ['verify'])
+  t.equal(verify.code, 1)
+  t.match(verify.stdout, /BROKEN CHAIN order-sandbox-A-1: breaks at revision 1/)
+  t.match(verify.stdout, /verify: FAILED — 1 broken chain/)
+  const other = await waybill(dataDir, ['replay', 'A-2'])
+  t.equal(other.code, 0, 'other streams still verify')
+})
+
+t.test('usage errors exit 2', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-audit-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  t.equal((await waybill(dataDir, ['rebuild', '--projection', 'nope'])).code, 2)
+  t.equal((await waybill(dataDir, ['verify', '--bogus'])).code, 2)
+  t.equal((await waybill(dataDir, ['projector', '--batch-size', '0'])).code, 2)
+})
