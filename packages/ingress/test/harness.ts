@@ -2,9 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, request as undiciRequest } from 'undici'
-import * as eventStore from '@waybill/event-store'
-import { openSqliteEventStore } from '@waybill/event-store'
-import { writeFile, mkdir, open } from 'node:fs/promises'
+import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
 import { KeyRing, startServer, type RunningServer, type Scope } from '../src/index.js'
 
 export interface Reply {
@@ -44,7 +42,7 @@ interface Teardown {
 export async function startTestServer(t: Teardown, options: { rateLimit?: { max: number; windowMs: number } } = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-ingress-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
-  const blobs = await openBlobs(join(dataDir, 'blobs'))
+  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
   const server = await startServer({
     dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent',
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
@@ -85,17 +83,3 @@ export async function startTestServer(t: Teardown, options: { rateLimit?: { max:
   }
 }
 
-/** TEMPORARY until @waybill/event-store exports openFileBlobStore. */
-export async function openBlobs(dir: string): Promise<{ put(bytes: Buffer, sha256: string): Promise<void> }> {
-  const real = (eventStore as Record<string, unknown>)['openFileBlobStore'] as ((d: string) => Promise<{ put(bytes: Buffer, sha256: string): Promise<void> }>) | undefined
-  if (real !== undefined) return real(dir)
-  await mkdir(dir, { recursive: true })
-  return {
-    put: async (bytes, sha256) => {
-      const path = join(dir, sha256)
-      await writeFile(path, bytes)
-      const handle = await open(path, 'r')
-      try { await handle.sync() } finally { await handle.close() }
-    },
-  }
-}

@@ -4,9 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { openSqliteEventStore } from '@waybill/event-store'
+import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
 import { KeyRing, startServer } from '../src/index.js'
-import { openBlobs, startTestServer } from './harness.js'
+import { startTestServer } from './harness.js'
 import { addBody, orderId } from './fixtures.js'
 
 t.test('first start writes the sandbox test key with mode 0600, and the cert key too', async (t) => {
@@ -74,7 +74,7 @@ t.test('revoked, rotated and unknown keys are invalid_api_key', async (t) => {
 t.test('X-Forwarded-Proto: http is plain HTTP only from a trusted proxy', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-proxy-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
-  const blobs = await openBlobs(join(dataDir, 'blobs'))
+  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
   const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: ['127.0.0.1'], logLevel: 'silent' }, { store, blobs })
   const agent = new Agent({ connect: { ca: await readFile(server.certPath, 'utf8') } })
   t.teardown(async () => { await server.close(); await store.close(); await agent.close(); await rm(dataDir, { recursive: true, force: true }) })
