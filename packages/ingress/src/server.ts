@@ -82,7 +82,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
       return createHttpsServer({ cert: tls.cert, key: tls.key }, handler)
     },
   })
-  await app.listen({ port: config.httpsPort, host: config.host })
+  // Fastify cannot tell that the server from serverFactory speaks TLS; say so in the log line.
+  await app.listen({ port: config.httpsPort, host: config.host, listenTextResolver: (address) => `HTTPS listening at ${address.replace(/^http:/, 'https:')}` })
   const plainServer = plain as HttpServer | null
   if (plainServer === null) throw new Error('the plain-HTTP server was not created')
   plainServer.listen(config.httpPort, config.host)

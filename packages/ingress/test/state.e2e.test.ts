@@ -17,7 +17,10 @@ t.test('the state table of SPEC.md §3', async (t) => {
     const reply = await post(body)
     t.equal(reply.status, status, `${(body as { event: string }).event} → ${status}: ${reply.text}`)
     if (code === undefined) t.equal(reply.text, '', 'empty body on success')
-    else t.equal(reply.json.code, code)
+    else {
+      t.equal(reply.json.code, code)
+      t.match(reply.json.detail, a, 'the detail names the order')
+    }
   }
   const b = orderId()
   t.equal((await post(addBody(b, { status: 'in_progress' }))).status, 201)

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
   DeliveryRequestSchema, deliveryImages, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
-  validateDelivery, WaybillError, type WireEvent,
+  validateDelivery, WaybillError, type DomainErrorCode, type WireEvent,
 } from '@waybill/domain'
 import { handleCommand, type EventStore } from '@waybill/event-store'
 import { requireScope } from '../plugins/auth.js'
@@ -19,6 +19,12 @@ const SCOPE_FOR_EVENT: Readonly<Record<WireEvent, Scope>> = {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function rejectionDetail(code: DomainErrorCode, orderId: string): string {
+  if (code === 'not_found') return `No order ${JSON.stringify(orderId)} exists for this account`
+  if (code === 'locked') return `Order ${JSON.stringify(orderId)} is completed or canceled and can no longer be modified`
+  return `Order ${JSON.stringify(orderId)} already exists (a different ORDER_ADD was accepted for it)`
 }
 
 export interface DeliveriesRouteOptions {
@@ -72,7 +78,7 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
         schema_version: SCHEMA_VERSION,
       },
     })
-    if (result.outcome === 'rejected') throw new WaybillError(result.error)
+    if (result.outcome === 'rejected') throw new WaybillError(result.error, rejectionDetail(result.error, command.data.order_id))
     return reply.code(command.type === 'ORDER_ADD' ? 201 : 202).send()
   })
 }
