@@ -11,11 +11,13 @@ export interface EventSource {
   headPosition(): Promise<Position | null>
   /** Resolves when new events may be there, at the latest after `timeoutMs` or when `signal` aborts. */
   waitForMore(timeoutMs: number, signal: AbortSignal): Promise<void>
+  /** Lets go of what the source holds (listeners); not the store, which the caller owns. */
+  close?(): void
 }
 
 /** A store that can tell in-process listeners about appends (the SQLite adapter can). */
 interface WakingStore {
-  onAppended(listener: () => void): (() => void) | { dispose(): void } | void
+  onAppended(listener: () => void): (() => unknown) | void
 }
 
 const canWake = (store: EventStore): store is EventStore & WakingStore =>
@@ -28,8 +30,11 @@ const canWake = (store: EventStore): store is EventStore & WakingStore =>
  */
 export function storeEventSource(store: EventStore, categories: readonly string[] = ['order']): EventSource {
   let wake: (() => void) | null = null
-  if (canWake(store)) store.onAppended(() => wake?.())
+  const unsubscribe = canWake(store) ? store.onAppended(() => wake?.()) : undefined
   return {
+    close: () => {
+      if (typeof unsubscribe === 'function') unsubscribe()
+    },
     pull: (after, maxCount) => store.readAll({ after, maxCount, categories }),
     headPosition: () => store.headPosition(),
     waitForMore: (timeoutMs, signal) =>

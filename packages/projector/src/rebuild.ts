@@ -80,6 +80,8 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
     model.close()
     rmSync(path, { force: true })
     throw error
+  } finally {
+    if (options.source === undefined) source.close?.()
   }
 }
 

@@ -139,6 +139,7 @@ export function startProjector(options: ProjectorOptions): Projector {
     async stop() {
       abort.abort()
       await running
+      if (options.source === undefined) source.close?.()
       db?.close()
       db = null
       state = 'stopped'

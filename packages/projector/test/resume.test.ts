@@ -14,7 +14,12 @@ t.test('the projector rides out the store going away and coming back, then catch
   })
   // The source follows whichever store object is current: closing it is a real outage (its
   // reads throw StoreUnavailableError), reopening the file is the store coming back.
-  const current = (): EventSource => storeEventSource(store)
+  const sources = new Map<SqliteEventStore, EventSource>()
+  const current = (): EventSource => {
+    let source = sources.get(store)
+    if (source === undefined) sources.set(store, source = storeEventSource(store))
+    return source
+  }
   const source: EventSource = {
     pull: (after, max) => current().pull(after, max),
     headPosition: () => current().headPosition(),
