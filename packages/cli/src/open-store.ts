@@ -19,7 +19,10 @@ export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' 
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
   const store = config.store === 'eventstoredb'
     ? await openEventStoreDbStore({ connectionString: config.eventstoreConnectionString ?? '' })
-    : await openSqliteEventStore({ path: join(config.dataDir, 'events.sqlite') })
+    // The writer worker, not the store's inline default: in a server the main thread parses and
+    // answers requests while the worker fsyncs, and a disk stall or another process holding the
+    // lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
+    : await openSqliteEventStore({ path: join(config.dataDir, 'events.sqlite'), writer: 'worker' })
   const blobs = await openFileBlobStore(join(config.dataDir, 'blobs'))
   return { store, blobs, close: () => store.close() }
 }

@@ -12,6 +12,7 @@ import docs from './plugins/docs.js'
 import errorHandler from './plugins/error-handler.js'
 import loadShedding, { boundedStore, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import metricsPlugin, { createMetrics } from './plugins/metrics.js'
+import { blobsWithStorageFailures } from './plugins/storage-failures.js'
 import rateLimit, { type RateLimitOptions } from './plugins/rate-limit.js'
 import deliveries from './routes/deliveries.js'
 import errorDescriptions from './routes/errors.js'
@@ -55,6 +56,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: ['req.headers["service-api-key"]', 'headers["service-api-key"]'],
     },
     bodyLimit: LIMITS.bodyMaxBytes,
+    // While closing, requests still go through the hooks, so the auth hook's drain check answers
+    // them with our 503 problem body and Retry-After, not Fastify's own plain 503.
+    return503OnClosing: false,
     trustProxy: options.trustProxy !== undefined && options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -87,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(health, { store: options.store })
   await app.register(errorDescriptions)
   await app.register(ping)
-  await app.register(deliveries, { store: commandStore, blobs: options.blobs })
+  await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs) })
   for (const plugin of options.plugins ?? []) await app.register(plugin)
   return app
 }

@@ -1,0 +1,25 @@
+import { StoreUnavailableError } from '@waybill/event-store'
+import type { BlobStore } from '../http/images.js'
+
+/** File-system errors that mean "no room or no disk right now", not "this request is wrong". */
+const UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE'])
+
+/**
+ * Image writes that fail for lack of space or a failing disk become StoreUnavailableError, so
+ * they answer a retryable 503 like the event store's own SQLITE_FULL, not a bare 500.
+ */
+export function blobsWithStorageFailures(inner: BlobStore): BlobStore {
+  return {
+    put: async (bytes, sha256) => {
+      try {
+        return await inner.put(bytes, sha256)
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException | null)?.code
+        if (code !== undefined && UNAVAILABLE.has(code)) {
+          throw new StoreUnavailableError(`image storage: ${code}`, { cause: error })
+        }
+        throw error
+      }
+    },
+  }
+}
