@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { closeOnSignals, startServer } from '@waybill/ingress'
 import { ReadModel, readApi, startProjector, type Projector } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
@@ -63,7 +64,9 @@ export const command: CliCommand = {
       `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,
       server.sandbox.created !== null
         ? `waybill: created the sandbox test key (shown once; also in ${server.sandbox.path}):\n  ${server.sandbox.created}`
-        : `waybill: the sandbox test key is in ${server.sandbox.path}`,
+        : existsSync(server.sandbox.path)
+          ? `waybill: the sandbox test key is in ${server.sandbox.path}`
+          : `waybill: no ${server.sandbox.path} (the store already held keys); see \`waybill keys list\``,
       `waybill: API docs at ${server.httpsUrl}/docs`,
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
