@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import t from 'tap'
+import {
+  type EventData, openSqliteEventStore, type Position, StoreUnavailableError, summarizeBatchSizes, verifyStreamChain,
+  WrongExpectedVersionError,
+} from '../src/index.js'
+import { freshStore, tempDir } from './store-fixture.js'
+import { writerCases } from './writer-cases.js'
+
+const event = (data: Record<string, unknown> = {}): EventData => ({ id: randomUUID(), type: 'Happened', data })
+
+writerCases(t, 'inline')
+
+t.test('maxBatchSize 1 commits every append on its own', async (t) => {
+  const store = await freshStore(t, { maxBatchSize: 1 })
+  await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendToStream(`s-${i}`, [event()])))
+  t.same(store.stats().batchSizeCounts, [[1, 20]])
+  t.same(summarizeBatchSizes(store.stats()), { mean: 1, p50: 1, max: 1 })
+})
+
+t.test('an id already stored in another stream is a conflict, not a second copy', async (t) => {
+  const store = await freshStore(t)
+  const shared = event()
+  await store.appendToStream('order-a-1', [shared], { expectedRevision: 'no_stream' })
+  await t.rejects(store.appendToStream('order-a-2', [shared], { expectedRevision: 'no_stream' }), WrongExpectedVersionError)
+  await t.rejects(store.appendToStream('order-a-2', [event(), shared], { expectedRevision: 'any' }), WrongExpectedVersionError,
+    'also when it is not the first event of the append')
+  t.same(await store.readStream('order-a-2'), [])
+  const partial = [shared, event()]
+  await t.rejects(store.appendToStream('order-a-1', partial, { expectedRevision: 'no_stream' }), WrongExpectedVersionError,
+    'a re-append that matches only in part is a conflict')
+})
+
+t.test('malformed appends are refused before reaching the writer', async (t) => {
+  const store = await freshStore(t)
+  await t.rejects(store.appendToStream('s', []), RangeError)
+  await t.rejects(store.appendToStream('', [event()]), TypeError)
+  const twice = event()
+  await t.rejects(store.appendToStream('s', [twice, twice]), RangeError)
+  await t.rejects(store.appendToStream('s', [{ ...event(), id: '' }]), TypeError)
+  await t.rejects(store.appendToStream('s', [{ ...event(), type: '' }]), TypeError)
+  await t.rejects(store.appendToStream('s', [event()], { expectedRevision: -1 }), RangeError)
+  t.equal(store.stats().appends, 0)
+})
+
+t.test('onAppended tells in-process listeners the new head; unsubscribe stops it', async (t) => {
+  const store = await freshStore(t)
+  const heads: Position[] = []
+  const stop = store.onAppended((head) => heads.push(head))
+  store.onAppended(() => { throw new Error('a broken listener does not break appends') })
+  await store.appendToStream('s-1', [event(), event()])
+  stop()
+  await store.appendToStream('s-1', [event()])
+  t.same(heads, [{ commit: 2n, prepare: 2n }])
+})
+
+t.test('a file that is not a database cannot be opened: unavailable', async (t) => {
+  const dir = await tempDir(t)
+  const { writeFile } = await import('node:fs/promises')
+  await writeFile(join(dir, 'junk.db'), 'this is not a sqlite file at all, just text'.repeat(100))
+  await t.rejects(openSqliteEventStore({ path: join(dir, 'junk.db') }), StoreUnavailableError)
+  await t.rejects(openSqliteEventStore({ path: join(dir, 'junk.db'), writer: 'worker' }), StoreUnavailableError)
+  await t.rejects(openSqliteEventStore({ path: join(dir, 'missing', 'x.db') }), /directory does not exist/)
+})
