@@ -1,0 +1,33 @@
+import t from 'tap'
+import { categoryOf, comparePositions, hashEvent, parsePosition, positionToString, START_POSITION } from '../src/index.js'
+
+t.test('positions print as commit/prepare and parse back; a bare number means both', async (t) => {
+  const position = { commit: 12345678901234567n, prepare: 12345678901234560n }
+  t.same(parsePosition(positionToString(position)), position)
+  t.equal(positionToString({ commit: 7n, prepare: 7n }), '7/7')
+  t.same(parsePosition('42'), { commit: 42n, prepare: 42n })
+  for (const bad of ['', '-1', '1/', 'x', '1/2/3', '1.5']) t.throws(() => parsePosition(bad), RangeError, bad)
+})
+
+t.test('positions order by commit, then prepare; START_POSITION comes first', async (t) => {
+  t.equal(comparePositions({ commit: 1n, prepare: 9n }, { commit: 2n, prepare: 0n }), -1)
+  t.equal(comparePositions({ commit: 2n, prepare: 1n }, { commit: 2n, prepare: 0n }), 1)
+  t.equal(comparePositions({ commit: 2n, prepare: 2n }, { commit: 2n, prepare: 2n }), 0)
+  t.equal(comparePositions(START_POSITION, { commit: 1n, prepare: 1n }), -1)
+})
+
+t.test('a category is the text before the first dash', async (t) => {
+  t.equal(categoryOf('order-acme-A-1'), 'order')
+  t.equal(categoryOf('keys'), 'keys')
+  t.equal(categoryOf('-x'), '')
+})
+
+t.test('the hash covers stream, revision, id, type, data and metadata, in any key order', async (t) => {
+  const base = { streamName: 's-1', revision: 0, id: 'e1', type: 'T', data: { a: 1, b: 2 }, metadata: { prev_hash: null } }
+  t.match(hashEvent(base), /^[0-9a-f]{64}$/)
+  t.equal(hashEvent({ ...base, data: { b: 2, a: 1 } }), hashEvent(base))
+  for (const change of [{ streamName: 's-2' }, { revision: 1 }, { id: 'e2' }, { type: 'U' }, { data: { a: 1 } },
+    { metadata: { prev_hash: 'f'.repeat(64) } }]) {
+    t.not(hashEvent({ ...base, ...change }), hashEvent(base), JSON.stringify(change))
+  }
+})
