@@ -64,3 +64,37 @@ t.test('a bad configuration value stops the start and names the variable', async
     t.match(result.stderr, new RegExp(name as string), `the message names ${name}`)
   }
 })
+
+t.test('the whole path through `waybill serve`: a 128-character order_id is accepted, projected and read back', async (t) => {
+  const dir = await dataDir(t)
+  const served = await serve({ WAYBILL_DATA_DIR: dir })
+  t.teardown(() => served.stop())
+  const key = (await readFile(join(dir, 'test-api-key'), 'utf8')).trim()
+  const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
+  t.teardown(() => agent.close())
+  // Dashes, a slash-free but percent-encoded character and the full 128 characters.
+  const orderId = `ord-é-${'x'.repeat(128 - 6)}`
+  t.equal([...orderId].length, 128)
+  const post = await request(`${served.httpsUrl}/v1/deliveries`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'service-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      event: 'ORDER_ADD',
+      event_date: '2026-11-22T10:00:00Z',
+      event_payload: { order_id: orderId, customer: 'c-1', location: 'l-1', status: 'pending', address: '1 Main St', delivery_date: '2026-11-23T10:00:00Z' },
+    }),
+  })
+  t.equal(post.statusCode, 201, await post.body.text())
+
+  const path = `${served.httpsUrl}/v1/orders/${encodeURIComponent(orderId)}`
+  let order = await get(path, key, agent)
+  for (let attempt = 0; order.status === 404 && attempt < 100; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    order = await get(path, key, agent)
+  }
+  t.match(order, { status: 200, json: { order_id: orderId, status: 'pending', customer: 'c-1' } }, 'the projector running inside serve caught up')
+  const history = await get(`${path}/events`, key, agent)
+  t.equal(history.status, 200)
+  t.match(history.json, { events: [{ type: 'OrderAdded', revision: 0 }] })
+})

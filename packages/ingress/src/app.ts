@@ -56,6 +56,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: ['req.headers["service-api-key"]', 'headers["service-api-key"]'],
     },
     bodyLimit: LIMITS.bodyMaxBytes,
+    // order_id may be 128 characters of up to four UTF-8 bytes, each byte percent-encoded as three
+    // characters in a path; Fastify's default maxParamLength of 100 would turn a long but valid
+    // id away before our routes see it.
+    routerOptions: { maxParamLength: LIMITS.orderIdMaxLength * 12 },
     // While closing, requests still go through the hooks, so the auth hook's drain check answers
     // them with our 503 problem body and Retry-After, not Fastify's own plain 503.
     return503OnClosing: false,
