@@ -32,6 +32,8 @@ export const command: CliCommand = {
     const config = loadConfig()
     const opened = await openStore(config)
     const readModel = new ReadModel(config.dataDir)
+    // /metrics reports the projector's lag once it runs (it starts after the server).
+    let projectorLag: () => number = () => 0
     let server
     try {
       server = await startServer({
@@ -43,9 +45,11 @@ export const command: CliCommand = {
         trustProxy: config.trustProxy,
         logLevel: config.logLevel,
         rateLimit: config.rateLimit,
+        metricsPort: config.metricsPort,
       }, {
         store: opened.store,
         blobs: opened.blobs,
+        projectorLag: () => projectorLag(),
         // The projector's read API, behind the same key check.
         plugins: [async (app) => {
           await app.register(readApi, { readModel, store: opened.store, blobs: opened.blobs, principalOf: (request) => request.principal })
@@ -59,6 +63,7 @@ export const command: CliCommand = {
     const projector: Projector | null = withProjector
       ? startProjector({ store: opened.store, dataDir: config.dataDir, logger: server.app.log })
       : null
+    if (projector !== null) projectorLag = () => projector.lag()
     const lines = [
       `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,
       `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,
@@ -68,6 +73,7 @@ export const command: CliCommand = {
           ? `waybill: the sandbox test key is in ${server.sandbox.path}`
           : `waybill: no ${server.sandbox.path} (the store already held keys); see \`waybill keys list\``,
       `waybill: API docs at ${server.httpsUrl}/docs`,
+      `waybill: metrics at ${server.metricsUrl ?? `${server.httpsUrl}/metrics`}`,
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
     const running = server

@@ -1,0 +1,28 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { request } from 'undici'
+import { addBody, clientFor } from './https-client.js'
+import { serve } from './waybill-process.js'
+
+t.test('WAYBILL_METRICS_PORT moves /metrics to its own plain-HTTP port, with the projector lag', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'waybill-metrics-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const server = await serve({ WAYBILL_DATA_DIR: dir, WAYBILL_METRICS_PORT: '0' })
+  t.teardown(() => server.stop())
+  const url = /metrics at (http:\/\/\S+)/.exec(server.output())?.[1]
+  t.match(url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/)
+  const client = await clientFor(server.httpsUrl, dir)
+  t.teardown(() => client.close())
+  t.equal((await client.post(addBody('m-1'))).status, 201)
+
+  const scrape = await request(url!)
+  const text = await scrape.body.text()
+  t.equal(scrape.statusCode, 200)
+  t.match(text, /^waybill_events_accepted_total\{type="ORDER_ADD"\} 1$/m)
+  t.match(text, /^waybill_projector_lag_events \d+$/m, 'the in-process projector reports its lag')
+  t.match(text, /^waybill_append_duration_seconds_bucket\{le="0\.005"\} \d+$/m)
+  t.equal((await client.get('/metrics', null)).status, 404, 'no longer on the HTTPS listener')
+  t.equal((await request(url!.replace('/metrics', '/other'))).statusCode, 404)
+})
