@@ -17,10 +17,6 @@ const SCOPE_FOR_EVENT: Readonly<Record<WireEvent, Scope>> = {
   ORDER_CANCELED: 'orders:cancel',
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function rejectionDetail(code: DomainErrorCode, orderId: string): string {
   if (code === 'not_found') return `No order ${JSON.stringify(orderId)} exists for this account`
   if (code === 'locked') return `Order ${JSON.stringify(orderId)} is completed or canceled and can no longer be modified`
@@ -62,8 +58,7 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
     const named = readEventName(body)
     if (!named.ok) throw named.error
     const principal = requireScope(request, SCOPE_FOR_EVENT[named.event])
-    if (!isRecord(body)) throw new WaybillError('unknown_event')
-    const valid = validateDelivery(named.event, body)
+    const valid = validateDelivery(named.event, named.body)
     if (!valid.ok) throw valid.error
 
     // Images are durable before the event that refers to them is appended.
