@@ -32,7 +32,7 @@ export function formatReport(service: TargetFigures, ceiling: TargetFigures | nu
   return lines.join('\n')
 }
 
-export function formatProfile(path: string, hot: readonly HotFunction[]): string {
-  return [`CPU profile of the service: ${path}`, 'top self time:',
+export function formatProfile(target: string, path: string, hot: readonly HotFunction[]): string {
+  return [`CPU profile of the ${target}: ${path}`, 'top self time:',
     ...hot.map((f) => `  ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.selfMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`)].join('\n')
 }

@@ -12,9 +12,11 @@ export interface BenchOptions {
   readonly seconds: number
   readonly warmupSeconds: number
   readonly connections: number
-  /** Write a V8 CPU profile of the service process into this directory. */
+  /** Write a V8 CPU profile of each server process into this directory. */
   readonly cpuProfDir: string | null
   readonly log: (line: string) => void
+  /** Run the service without its in-process projector (`waybill serve --no-projector`). */
+  readonly noProjector: boolean
 }
 
 export interface TargetFigures {
@@ -34,8 +36,8 @@ export interface TargetFigures {
 export async function benchTarget(target: Target, options: BenchOptions): Promise<TargetFigures> {
   const dataDir = await mkdtemp(join(tmpdir(), `waybill-bench-${target}-`))
   try {
-    const nodeFlags = target === 'service' && options.cpuProfDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []
-    const server = await startServerProcess(target === 'service' ? ['serve'] : ['bench', '--ceiling-server'], {
+    const nodeFlags = options.cpuProfDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []
+    const server = await startServerProcess(target === 'ceiling' ? ['bench', '--ceiling-server'] : options.noProjector ? ['serve', '--no-projector'] : ['serve'], {
       WAYBILL_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000',
     }, nodeFlags)
     const profilesBefore = options.cpuProfDir === null ? [] : await readdir(options.cpuProfDir).catch(() => [])
@@ -59,7 +61,7 @@ export async function benchTarget(target: Target, options: BenchOptions): Promis
       if (code !== 0) options.log(`${target}: exited with code ${String(code)}`)
     }
     let profile: string | null = null
-    if (options.cpuProfDir !== null && target === 'service') {
+    if (options.cpuProfDir !== null) {
       const after = await readdir(options.cpuProfDir)
       const fresh = after.filter((name) => name.endsWith('.cpuprofile') && !profilesBefore.includes(name))
       profile = fresh.length > 0 ? join(options.cpuProfDir, fresh[0]!) : null

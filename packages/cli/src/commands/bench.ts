@@ -9,7 +9,7 @@ import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 
-const HELP = `Usage: waybill bench [--seconds <n>] [--warmup <n>] [--connections <n>] [--cpu-prof <dir>] [--no-ceiling]
+const HELP = `Usage: waybill bench [--seconds <n>] [--warmup <n>] [--connections <n>] [--cpu-prof <dir>] [--no-ceiling] [--no-projector]
 
 Throughput benchmark. Starts \`waybill serve\` on a fresh temporary data directory, drives it with
 autocannon over HTTPS (phase 1: ORDER_ADD for new orders; phase 2: add, update, then complete
@@ -20,8 +20,10 @@ the same against a ceiling server: the same app and code paths, with orders kept
   --seconds <n>      length of each measured phase (default 10)
   --warmup <n>       unmeasured warm-up before the phases (default 3)
   --connections <n>  concurrent connections (default 64)
-  --cpu-prof <dir>   write a V8 CPU profile of the service and print its top self-time functions
+  --cpu-prof <dir>   write V8 CPU profiles of both servers and print its top self-time functions
   --no-ceiling       measure the service only
+  --no-projector     run the service without its in-process projector (as with a separate
+                     \`waybill projector\` process, which then still needs CPU of its own)
 
 The client runs in this process and competes with the server for the same CPU cores.`
 
@@ -36,7 +38,7 @@ export const command: CliCommand = {
         args: [...argv],
         options: {
           seconds: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string' },
-          'cpu-prof': { type: 'string' }, 'no-ceiling': { type: 'boolean' }, 'ceiling-server': { type: 'boolean' },
+          'cpu-prof': { type: 'string' }, 'no-ceiling': { type: 'boolean' }, 'no-projector': { type: 'boolean' }, 'ceiling-server': { type: 'boolean' },
         },
       }).values
       for (const name of ['seconds', 'warmup', 'connections'] as const) {
@@ -60,11 +62,14 @@ export const command: CliCommand = {
       connections: Number(values.connections ?? 64),
       cpuProfDir,
       log,
+      noProjector: values['no-projector'] === true,
     }
     const service = await benchTarget('service', options)
     const ceiling = values['no-ceiling'] === true ? null : await benchTarget('ceiling', options)
     process.stdout.write(`${formatReport(service, ceiling, options.connections)}\n`)
-    if (service.profile !== null) process.stdout.write(`${formatProfile(service.profile, await hottestFunctions(service.profile, 25))}\n`)
+    for (const [name, figures] of [['service', service], ['ceiling', ceiling]] as const) {
+      if (figures?.profile != null) process.stdout.write(`${formatProfile(name, figures.profile, await hottestFunctions(figures.profile, 25))}\n`)
+    }
     const lost = (service.storedEvents ?? 0) < service.warmupOk + service.phases.add.ok + service.phases.mix.ok
     return lost || service.phases.add.non2xx + service.phases.mix.non2xx > 0 ? 1 : 0
   },
