@@ -17,6 +17,7 @@ declare module 'autocannon' {
     amount?: number
     workers?: number
     pipelining?: number
+    overallRate?: number
     timeout?: number
     headers?: Record<string, string>
     requests?: RequestStep[]

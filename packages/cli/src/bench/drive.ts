@@ -9,6 +9,8 @@ export interface DriveOptions {
   readonly connections: number
   /** Order ids start with this, so no two runs (or warm-ups) share one. */
   readonly runId: string
+  /** Requests per second over all connections (open loop); unlimited when absent. */
+  readonly rate?: number
 }
 
 export interface PhaseFigures {
@@ -34,6 +36,7 @@ export async function drive(options: DriveOptions): Promise<PhaseFigures> {
     duration: options.seconds,
     timeout: 10,
     requests: workload(options.phase, options.key, options.runId),
+    ...(options.rate !== undefined ? { overallRate: options.rate } : {}),
   })
   const statusCounts: Record<string, number> = {}
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) statusCounts[status] = Number(count)

@@ -22,8 +22,15 @@ export function formatReport(service: TargetFigures, ceiling: TargetFigures | nu
     const odd = Object.entries(s.statusCounts).filter(([status]) => !status.startsWith('2'))
     if (odd.length > 0) lines.push(`  service non-2xx by status: ${odd.map(([k, v]) => `${k}×${v}`).join(', ')}`)
   }
+  if (service.fixedRate !== null) {
+    lines.push(`phase 3: the mix at a fixed rate (open loop, below saturation)`)
+    for (const [name, f] of [['  service (waybill serve)', service.fixedRate], ['  ceiling (no durable store)', ceiling?.fixedRate ?? null]] as const) {
+      if (f !== null) lines.push(row([name, f.requestsPerSecond.toFixed(0), f.p50Ms.toFixed(1), f.p99Ms.toFixed(1), String(f.non2xx), String(f.errors + f.timeouts)]))
+    }
+    lines.push(`  service p99 at ${service.fixedRate.requestsPerSecond.toFixed(0)} req/s: ${service.fixedRate.p99Ms.toFixed(1)} ms (goal ≤ 20 ms: ${service.fixedRate.p99Ms <= 20 ? 'met' : 'NOT met'})`)
+  }
   if (service.storedEvents !== null) {
-    const acknowledged = service.warmupOk + service.phases.add.ok + service.phases.mix.ok
+    const acknowledged = service.warmupOk + service.phases.add.ok + service.phases.mix.ok + (service.fixedRate?.ok ?? 0)
     // Answers still in flight when a phase's clock ran out are stored but not counted as 2xx.
     const verdict = service.storedEvents < acknowledged ? 'ACKNOWLEDGED EVENTS MISSING'
       : `every acknowledged event stored; ${service.storedEvents - acknowledged} more from requests cut off when a phase ended`

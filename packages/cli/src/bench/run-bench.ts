@@ -17,10 +17,14 @@ export interface BenchOptions {
   readonly log: (line: string) => void
   /** Run the service without its in-process projector (`waybill serve --no-projector`). */
   readonly noProjector: boolean
+  /** Rate of the fixed-rate latency phase (req/s); 0 skips it. */
+  readonly rate: number
 }
 
 export interface TargetFigures {
   readonly phases: Readonly<Record<Phase, PhaseFigures>>
+  /** The mix at a fixed request rate, below saturation: latency without queueing. */
+  readonly fixedRate: PhaseFigures | null
   /** Order events found in the store after the run (service only): must equal the 2xx answers. */
   readonly storedEvents: number | null
   /** 2xx answers of the warm-up (not measured, but stored). */
@@ -43,6 +47,7 @@ export async function benchTarget(target: Target, options: BenchOptions): Promis
     const profilesBefore = options.cpuProfDir === null ? [] : await readdir(options.cpuProfDir).catch(() => [])
     let phases: Record<Phase, PhaseFigures>
     let warmupOk = 0
+    let fixedRate: PhaseFigures | null = null
     try {
       const key = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
       const runId = `bench-${Date.now().toString(36)}`
@@ -56,6 +61,10 @@ export async function benchTarget(target: Target, options: BenchOptions): Promis
       options.log(`${target}: phase 2 (add, update, complete with a PNG) for ${options.seconds} s`)
       const mix = await drive({ ...common, phase: 'mix', seconds: options.seconds, runId: `${runId}-m` })
       phases = { add, mix }
+      if (options.rate > 0) {
+        options.log(`${target}: phase 3 (the mix at ${options.rate} req/s) for ${options.seconds} s`)
+        fixedRate = await drive({ ...common, phase: 'mix', seconds: options.seconds, runId: `${runId}-r`, rate: options.rate })
+      }
     } finally {
       const code = await server.stop()
       if (code !== 0) options.log(`${target}: exited with code ${String(code)}`)
@@ -66,7 +75,7 @@ export async function benchTarget(target: Target, options: BenchOptions): Promis
       const fresh = after.filter((name) => name.endsWith('.cpuprofile') && !profilesBefore.includes(name))
       profile = fresh.length > 0 ? join(options.cpuProfDir, fresh[0]!) : null
     }
-    return { phases, warmupOk, storedEvents: target === 'service' ? await countOrderEvents(join(dataDir, 'events.sqlite')) : null, profile }
+    return { phases, fixedRate, warmupOk, storedEvents: target === 'service' ? await countOrderEvents(join(dataDir, 'events.sqlite')) : null, profile }
   } finally {
     await rm(dataDir, { recursive: true, force: true })
   }

@@ -9,17 +9,19 @@ import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 
-const HELP = `Usage: waybill bench [--seconds <n>] [--warmup <n>] [--connections <n>] [--cpu-prof <dir>] [--no-ceiling] [--no-projector]
+const HELP = `Usage: waybill bench [--seconds <n>] [--warmup <n>] [--connections <n>] [--rate <n>] [--cpu-prof <dir>] [--no-ceiling] [--no-projector]
 
 Throughput benchmark. Starts \`waybill serve\` on a fresh temporary data directory, drives it with
 autocannon over HTTPS (phase 1: ORDER_ADD for new orders; phase 2: add, update, then complete
-with a small PNG), stops it and checks that every acknowledged event is in the store. Then does
+with a small PNG; phase 3: that mix at a fixed rate), stops it and checks that every acknowledged event is in the store. Then does
 the same against a ceiling server: the same app and code paths, with orders kept in memory
 (no SQLite, no fsync). Prints req/s, p50/p99 latency, non-2xx counts and the ratio.
 
   --seconds <n>      length of each measured phase (default 10)
   --warmup <n>       unmeasured warm-up before the phases (default 3)
   --connections <n>  concurrent connections (default 64)
+  --rate <n>         phase 3: the mix at this fixed rate, for latency below saturation
+                     (default 0: skipped; autocannon paces per connection, so the load comes in bursts)
   --cpu-prof <dir>   write V8 CPU profiles of both servers and print its top self-time functions
   --no-ceiling       measure the service only
   --no-projector     run the service without its in-process projector (as with a separate
@@ -37,13 +39,13 @@ export const command: CliCommand = {
       values = parseArgs({
         args: [...argv],
         options: {
-          seconds: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string' },
+          seconds: { type: 'string' }, rate: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string' },
           'cpu-prof': { type: 'string' }, 'no-ceiling': { type: 'boolean' }, 'no-projector': { type: 'boolean' }, 'ceiling-server': { type: 'boolean' },
         },
       }).values
-      for (const name of ['seconds', 'warmup', 'connections'] as const) {
+      for (const name of ['seconds', 'warmup', 'connections', 'rate'] as const) {
         const value = values[name]
-        if (value !== undefined && !(Number.isInteger(Number(value)) && Number(value) >= (name === 'warmup' ? 0 : 1))) {
+        if (value !== undefined && !(Number.isInteger(Number(value)) && Number(value) >= (name === 'warmup' || name === 'rate' ? 0 : 1))) {
           throw new Error(`--${name}: expected a whole number, got "${value}"`)
         }
       }
@@ -63,6 +65,7 @@ export const command: CliCommand = {
       cpuProfDir,
       log,
       noProjector: values['no-projector'] === true,
+      rate: Number(values.rate ?? 0),
     }
     const service = await benchTarget('service', options)
     const ceiling = values['no-ceiling'] === true ? null : await benchTarget('ceiling', options)
@@ -70,8 +73,8 @@ export const command: CliCommand = {
     for (const [name, figures] of [['service', service], ['ceiling', ceiling]] as const) {
       if (figures?.profile != null) process.stdout.write(`${formatProfile(name, figures.profile, await hottestFunctions(figures.profile, 25))}\n`)
     }
-    const lost = (service.storedEvents ?? 0) < service.warmupOk + service.phases.add.ok + service.phases.mix.ok
-    return lost || service.phases.add.non2xx + service.phases.mix.non2xx > 0 ? 1 : 0
+    const lost = (service.storedEvents ?? 0) < service.warmupOk + service.phases.add.ok + service.phases.mix.ok + (service.fixedRate?.ok ?? 0)
+    return lost || service.phases.add.non2xx + service.phases.mix.non2xx + (service.fixedRate?.non2xx ?? 0) > 0 ? 1 : 0
   },
 }
 
