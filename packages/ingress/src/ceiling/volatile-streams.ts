@@ -11,6 +11,7 @@ export function volatileStreams(inner: EventStore, category = 'order'): EventSto
   const streams = new Map<string, RecordedEvent[]>()
   const prefix = `${category}-`
   let position = 0n
+  const bound = new Map<string | symbol, unknown>()
   return new Proxy(inner, {
     get(target, property) {
       if (property === 'readStream') {
@@ -44,7 +45,13 @@ export function volatileStreams(inner: EventStore, category = 'order'): EventSto
         }
       }
       const value: unknown = Reflect.get(target, property, target)
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+      if (typeof value !== 'function') return value
+      let method = bound.get(property)
+      if (method === undefined) {
+        method = (value as (...a: unknown[]) => unknown).bind(target)
+        bound.set(property, method)
+      }
+      return method
     },
   })
 }

@@ -143,18 +143,20 @@ export interface MetricsPluginOptions {
 async function metricsPlugin(app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
   const metrics = options.metrics
   app.decorate('metrics', options.metrics)
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Callback-style hooks: no promise per request on the hot path.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       const code = CODE_IN_PROBLEM.exec(payload)?.[1] ?? 'unknown'
       metrics.errors.inc({ code, status: String(reply.statusCode) })
     }
-    return payload
+    done(null, payload)
   })
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if ((reply.statusCode === 201 || reply.statusCode === 202) && request.routeOptions.url === '/v1/deliveries') {
       const event = (request.body as { event?: unknown } | undefined)?.event
       if (typeof event === 'string') metrics.eventsAccepted.inc({ type: event })
     }
+    done()
   })
   if (options.route) {
     app.get('/metrics', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
