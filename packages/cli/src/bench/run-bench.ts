@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { openSqliteEventStore } from '@waybill/event-store'
 import { drive, type PhaseFigures } from './drive.js'
 import type { Phase } from './workload.js'
-import { startServerProcess } from './server-process.js'
+import { startServerProcess, type ServerProcess } from './server-process.js'
 
 export type Target = 'service' | 'ceiling'
 
@@ -19,66 +19,98 @@ export interface BenchOptions {
   readonly noProjector: boolean
   /** Rate of the fixed-rate latency phase (req/s); 0 skips it. */
   readonly rate: number
+  /** Measure the service only. */
+  readonly noCeiling: boolean
 }
 
 export interface TargetFigures {
   readonly phases: Readonly<Record<Phase, PhaseFigures>>
   /** The mix at a fixed request rate, below saturation: latency without queueing. */
   readonly fixedRate: PhaseFigures | null
-  /** Order events found in the store after the run (service only): must equal the 2xx answers. */
+  /** Order events found in the store after the run (service only): at least the 2xx answers. */
   readonly storedEvents: number | null
   /** 2xx answers of the warm-up (not measured, but stored). */
   readonly warmupOk: number
   readonly profile: string | null
 }
 
+interface Running {
+  readonly target: Target
+  readonly dataDir: string
+  readonly server: ServerProcess
+  readonly key: string
+  readonly runId: string
+  readonly pid: number
+}
+
 /**
- * Runs one target as a child process on a fresh data directory: `waybill serve` (the service)
- * or `waybill bench --ceiling-server` (same app, orders in memory). The per-key rate limit is
- * lifted and request logging is at `warn` for both, so neither measures a limit or a log pipe.
+ * Starts the service (`waybill serve`) and the ceiling (`waybill bench --ceiling-server`: same
+ * app, orders in memory) as child processes on fresh data directories, then runs each phase on
+ * one and at once on the other, so that whatever else the machine does in the meantime weighs on
+ * both alike. The per-key rate limit is lifted and logging is at `warn` for both.
  */
-export async function benchTarget(target: Target, options: BenchOptions): Promise<TargetFigures> {
-  const dataDir = await mkdtemp(join(tmpdir(), `waybill-bench-${target}-`))
+export async function runBench(options: BenchOptions): Promise<{ service: TargetFigures; ceiling: TargetFigures | null }> {
+  const targets: Target[] = options.noCeiling ? ['service'] : ['service', 'ceiling']
+  const running: Running[] = []
   try {
-    const nodeFlags = options.cpuProfDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []
-    const server = await startServerProcess(target === 'ceiling' ? ['bench', '--ceiling-server'] : options.noProjector ? ['serve', '--no-projector'] : ['serve'], {
-      WAYBILL_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000',
-    }, nodeFlags)
-    const profilesBefore = options.cpuProfDir === null ? [] : await readdir(options.cpuProfDir).catch(() => [])
-    let phases: Record<Phase, PhaseFigures>
-    let warmupOk = 0
-    let fixedRate: PhaseFigures | null = null
-    try {
-      const key = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
-      const runId = `bench-${Date.now().toString(36)}`
-      const common = { url: server.httpsUrl, key, connections: options.connections }
-      if (options.warmupSeconds > 0) {
-        options.log(`${target}: warming up for ${options.warmupSeconds} s`)
-        warmupOk = (await drive({ ...common, phase: 'mix', seconds: options.warmupSeconds, runId: `${runId}-w` })).ok
+    for (const target of targets) running.push(await start(target, options))
+    const figures = new Map<Target, { phases: Partial<Record<Phase, PhaseFigures>>; fixedRate: PhaseFigures | null; warmupOk: number }>()
+    for (const r of running) figures.set(r.target, { phases: {}, fixedRate: null, warmupOk: 0 })
+    const common = (r: Running) => ({ url: r.server.httpsUrl, key: r.key, connections: options.connections })
+    if (options.warmupSeconds > 0) {
+      for (const r of running) {
+        options.log(`${r.target}: warming up for ${options.warmupSeconds} s`)
+        figures.get(r.target)!.warmupOk = (await drive({ ...common(r), phase: 'mix', seconds: options.warmupSeconds, runId: `${r.runId}-w` })).ok
       }
-      options.log(`${target}: phase 1 (ORDER_ADD, new orders) for ${options.seconds} s`)
-      const add = await drive({ ...common, phase: 'add', seconds: options.seconds, runId: `${runId}-a` })
-      options.log(`${target}: phase 2 (add, update, complete with a PNG) for ${options.seconds} s`)
-      const mix = await drive({ ...common, phase: 'mix', seconds: options.seconds, runId: `${runId}-m` })
-      phases = { add, mix }
-      if (options.rate > 0) {
-        options.log(`${target}: phase 3 (the mix at ${options.rate} req/s) for ${options.seconds} s`)
-        fixedRate = await drive({ ...common, phase: 'mix', seconds: options.seconds, runId: `${runId}-r`, rate: options.rate })
+    }
+    for (const phase of ['add', 'mix'] as const) {
+      for (const r of running) {
+        options.log(`${r.target}: phase ${phase === 'add' ? '1 (ORDER_ADD, new orders)' : '2 (add, update, complete with a PNG)'} for ${options.seconds} s`)
+        figures.get(r.target)!.phases[phase] = await drive({ ...common(r), phase, seconds: options.seconds, runId: `${r.runId}-${phase}` })
       }
-    } finally {
-      const code = await server.stop()
-      if (code !== 0) options.log(`${target}: exited with code ${String(code)}`)
     }
-    let profile: string | null = null
-    if (options.cpuProfDir !== null) {
-      const after = await readdir(options.cpuProfDir)
-      const fresh = after.filter((name) => name.endsWith('.cpuprofile') && !profilesBefore.includes(name))
-      profile = fresh.length > 0 ? join(options.cpuProfDir, fresh[0]!) : null
+    if (options.rate > 0) {
+      for (const r of running) {
+        options.log(`${r.target}: phase 3 (the mix at ${options.rate} req/s) for ${options.seconds} s`)
+        figures.get(r.target)!.fixedRate = await drive({ ...common(r), phase: 'mix', seconds: options.seconds, runId: `${r.runId}-r`, rate: options.rate })
+      }
     }
-    return { phases, fixedRate, warmupOk, storedEvents: target === 'service' ? await countOrderEvents(join(dataDir, 'events.sqlite')) : null, profile }
+    const results = new Map<Target, TargetFigures>()
+    for (const r of running) {
+      const code = await r.server.stop()
+      if (code !== 0) options.log(`${r.target}: exited with code ${String(code)}`)
+      const f = figures.get(r.target)!
+      results.set(r.target, {
+        phases: f.phases as Record<Phase, PhaseFigures>,
+        fixedRate: f.fixedRate,
+        warmupOk: f.warmupOk,
+        storedEvents: r.target === 'service' ? await countOrderEvents(join(r.dataDir, 'events.sqlite')) : null,
+        profile: options.cpuProfDir === null ? null : await profileOf(options.cpuProfDir, r.pid),
+      })
+    }
+    return { service: results.get('service')!, ceiling: results.get('ceiling') ?? null }
   } finally {
-    await rm(dataDir, { recursive: true, force: true })
+    for (const r of running) {
+      r.server.child.kill('SIGKILL')
+      await rm(r.dataDir, { recursive: true, force: true })
+    }
   }
+}
+
+async function start(target: Target, options: BenchOptions): Promise<Running> {
+  const dataDir = await mkdtemp(join(tmpdir(), `waybill-bench-${target}-`))
+  const nodeFlags = options.cpuProfDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []
+  const args = target === 'ceiling' ? ['bench', '--ceiling-server'] : options.noProjector ? ['serve', '--no-projector'] : ['serve']
+  const server = await startServerProcess(args, { WAYBILL_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000' }, nodeFlags)
+  const key = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
+  return { target, dataDir, server, key, runId: `bench-${target}-${Date.now().toString(36)}`, pid: server.child.pid ?? 0 }
+}
+
+/** The main thread's profile of process `pid` (V8 names them CPU.<date>.<time>.<pid>.<thread>.<n>). */
+async function profileOf(dir: string, pid: number): Promise<string | null> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.cpuprofile') && name.split('.')[3] === String(pid))
+  names.sort((a, b) => Number(a.split('.')[4]) - Number(b.split('.')[4]))
+  return names.length > 0 ? join(dir, names[0]!) : null
 }
 
 async function countOrderEvents(path: string): Promise<number> {

@@ -4,25 +4,26 @@ import { parseArgs } from 'node:util'
 import { closeOnSignals, startCeilingServer } from '@waybill/ingress'
 import { hottestFunctions } from '../bench/profile-summary.js'
 import { formatProfile, formatReport } from '../bench/report.js'
-import { benchTarget } from '../bench/run-bench.js'
+import { runBench } from '../bench/run-bench.js'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 
 const HELP = `Usage: waybill bench [--seconds <n>] [--warmup <n>] [--connections <n>] [--rate <n>] [--cpu-prof <dir>] [--no-ceiling] [--no-projector]
 
-Throughput benchmark. Starts \`waybill serve\` on a fresh temporary data directory, drives it with
-autocannon over HTTPS (phase 1: ORDER_ADD for new orders; phase 2: add, update, then complete
-with a small PNG; phase 3: that mix at a fixed rate), stops it and checks that every acknowledged event is in the store. Then does
-the same against a ceiling server: the same app and code paths, with orders kept in memory
-(no SQLite, no fsync). Prints req/s, p50/p99 latency, non-2xx counts and the ratio.
+Throughput benchmark. Starts \`waybill serve\` on a fresh temporary data directory and a
+ceiling server: the same app and code paths, with orders kept in memory (no SQLite, no fsync).
+Drives them in turn, phase by phase, with autocannon over HTTPS (phase 1: ORDER_ADD for new
+orders; phase 2: add, update, then complete with a small PNG; optional phase 3: that mix at a
+fixed rate). Then stops them and checks that every event the service acknowledged is in its
+store. Prints req/s, p50/p99 latency, non-2xx counts and the service/ceiling ratio.
 
   --seconds <n>      length of each measured phase (default 10)
   --warmup <n>       unmeasured warm-up before the phases (default 3)
   --connections <n>  concurrent connections (default 64)
   --rate <n>         phase 3: the mix at this fixed rate, for latency below saturation
                      (default 0: skipped; autocannon paces per connection, so the load comes in bursts)
-  --cpu-prof <dir>   write V8 CPU profiles of both servers and print its top self-time functions
+  --cpu-prof <dir>   write V8 CPU profiles of both servers and print their top self-time functions
   --no-ceiling       measure the service only
   --no-projector     run the service without its in-process projector (as with a separate
                      \`waybill projector\` process, which then still needs CPU of its own)
@@ -66,9 +67,9 @@ export const command: CliCommand = {
       log,
       noProjector: values['no-projector'] === true,
       rate: Number(values.rate ?? 0),
+      noCeiling: values['no-ceiling'] === true,
     }
-    const service = await benchTarget('service', options)
-    const ceiling = values['no-ceiling'] === true ? null : await benchTarget('ceiling', options)
+    const { service, ceiling } = await runBench(options)
     process.stdout.write(`${formatReport(service, ceiling, options.connections)}\n`)
     for (const [name, figures] of [['service', service], ['ceiling', ceiling]] as const) {
       if (figures?.profile != null) process.stdout.write(`${formatProfile(name, figures.profile, await hottestFunctions(figures.profile, 25))}\n`)
