@@ -2,6 +2,9 @@ export * from './port.js'
 export * from './errors.js'
 export { START_POSITION, positionToString, parsePosition, comparePositions } from './position.js'
 export { categoryOf } from './category.js'
+export {
+  canReadForProjection, type ProjectionEvent, type ProjectionReader, type ProjectionReadOptions,
+} from './projection-read.js'
 export { hashEvent, verifyStreamChain, type HashedEventFields, type ChainVerdict } from './hash-chain.js'
 export {
   openSqliteEventStore, type SqliteEventStore, type SqliteEventStoreOptions,

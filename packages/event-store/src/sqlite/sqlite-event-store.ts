@@ -3,6 +3,7 @@ import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
 import type {
   AppendOptions, AppendResult, EventData, EventStore, Position, ReadAllOptions, ReadStreamOptions, RecordedEvent,
 } from '../port.js'
+import type { ProjectionEvent, ProjectionReader, ProjectionReadOptions } from '../projection-read.js'
 import { validateAppend } from './append-request.js'
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js'
 import { GroupCommitCounter, type GroupCommitStats } from './group-commit-stats.js'
@@ -36,7 +37,7 @@ export interface SqliteEventStoreOptions {
 }
 
 /** The SQLite adapter: the EventStore port plus what the embedded deployment needs. */
-export interface SqliteEventStore extends EventStore {
+export interface SqliteEventStore extends EventStore, ProjectionReader {
   readonly path: string
   /** Group-commit figures since open. */
   stats(): GroupCommitStats
@@ -136,6 +137,12 @@ class SqliteStore implements SqliteEventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const after = options.after?.commit ?? 0n
     return this.#read(() => this.#reads.all(after, options.maxCount ?? this.#readAllBatch, options.categories))
+  }
+
+  async readAllForProjection(options: ProjectionReadOptions = {}): Promise<ProjectionEvent[]> {
+    const after = options.after?.commit ?? 0n
+    return this.#read(() =>
+      this.#reads.projection(after, options.maxCount ?? this.#readAllBatch, options.categories, options.metadataKeys))
   }
 
   async headPosition(): Promise<Position | null> {
