@@ -50,6 +50,9 @@ const str = (data: Readonly<Record<string, unknown>>, key: string): string => {
 const image = (value: unknown): ImageRef | null =>
   value !== null && typeof value === 'object' ? (value as ImageRef) : null
 
+/** The metadata keys the projection reads (a store may decode only these). */
+export const ORDER_METADATA_KEYS: readonly string[] = ['received_at']
+
 /**
  * Folds one order event into the row. Returns `'unknown'` for an event type the projection does
  * not know (the caller logs and skips it) and the row unchanged for one that cannot apply
@@ -63,41 +66,52 @@ export function evolveOrderRow(
 ): OrderRow | undefined | 'unknown' {
   const data = event.data
   const eventDate = str(data, 'event_date')
-  const stamp = {
-    updated_at: eventDate,
-    updated_at_ms: Date.parse(eventDate),
-    last_event_type: event.type,
-    received_at: typeof event.metadata.received_at === 'string' ? event.metadata.received_at : null,
-    revision: event.revision,
-    event_count: (row?.event_count ?? 0) + 1,
-    position: event.position.commit.toString(),
-  }
   // Same rules as the domain's evolve: a change to a missing or locked order changes nothing.
   const changeable = row !== undefined && row.status !== 'completed' && row.status !== 'canceled'
   switch (event.type) {
     case 'OrderAdded':
       if (row !== undefined) return row
-      return {
-        account, order_id: orderId,
-        customer: str(data, 'customer'), location: str(data, 'location'),
-        status: str(data, 'status') as OrderStatus,
-        address: str(data, 'address'), delivery_date: str(data, 'delivery_date'),
-        recipient: null, reason: null, pod: null, signature: null,
-        created_at: eventDate, ...stamp,
-      }
+      return rowAfter(event, eventDate, undefined, account, orderId, str(data, 'customer'), str(data, 'location'), eventDate,
+        str(data, 'status') as OrderStatus, str(data, 'address'), str(data, 'delivery_date'), null, null, null, null)
     case 'OrderUpdated':
       if (!changeable) return row
-      return { ...row, status: str(data, 'status') as OrderStatus, address: str(data, 'address'), delivery_date: str(data, 'delivery_date'), ...stamp }
+      return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
+        str(data, 'status') as OrderStatus, str(data, 'address'), str(data, 'delivery_date'), row.recipient, row.reason, row.pod, row.signature)
     case 'OrderCompleted':
       if (!changeable) return row
-      return {
-        ...row, status: 'completed', address: str(data, 'address'), delivery_date: str(data, 'delivery_date'),
-        recipient: str(data, 'recipient'), pod: image(data.pod), signature: image(data.signature), ...stamp,
-      }
+      return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
+        'completed', str(data, 'address'), str(data, 'delivery_date'), str(data, 'recipient'), row.reason, image(data.pod), image(data.signature))
     case 'OrderCanceled':
       if (!changeable) return row
-      return { ...row, status: 'canceled', reason: str(data, 'reason'), ...stamp }
+      return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
+        'canceled', row.address, row.delivery_date, row.recipient, str(data, 'reason'), row.pod, row.signature)
     default:
       return 'unknown'
+  }
+}
+
+/**
+ * The new row as one object literal with every field in a fixed order. A rebuild makes a row per
+ * event (a million of them): one literal of a single shape, built from positional values rather
+ * than by spreading the old row and a stamp object, keeps V8 on one hidden class and allocates
+ * one object per event instead of three (measured in the rebuild's CPU profile).
+ */
+function rowAfter(
+  event: ProjectedEvent, eventDate: string, previous: OrderRow | undefined,
+  account: string, orderId: string, customer: string, location: string, createdAt: string,
+  status: OrderStatus, address: string | null, deliveryDate: string | null,
+  recipient: string | null, reason: string | null, pod: ImageRef | null, signature: ImageRef | null,
+): OrderRow {
+  const receivedAt = event.metadata.received_at
+  return {
+    account, order_id: orderId, customer, location, status, address, delivery_date: deliveryDate,
+    recipient, reason, pod, signature, created_at: createdAt,
+    updated_at: eventDate,
+    updated_at_ms: Date.parse(eventDate),
+    last_event_type: event.type,
+    received_at: typeof receivedAt === 'string' ? receivedAt : null,
+    revision: event.revision,
+    event_count: (previous?.event_count ?? 0) + 1,
+    position: event.position.commit.toString(),
   }
 }

@@ -1,7 +1,7 @@
 import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
 import { parseOrderStreamName } from '@waybill/domain'
-import type { Position, RecordedEvent } from '@waybill/event-store'
+import type { Position, ProjectionEvent } from '@waybill/event-store'
 import { evolveOrderRow, type OrderRow } from './order-row.js'
 import { fromRecord, ORDER_COLUMNS, toColumns, type OrderRecord } from './row-codec.js'
 import { createSchema } from './schema.js'
@@ -15,7 +15,7 @@ export interface BatchOutcome {
   /** Events at or before the checkpoint, or at or before the row's revision: already in the model. */
   readonly duplicates: number
   /** Events of a type this projection does not know; logged and passed over. */
-  readonly unknown: readonly RecordedEvent[]
+  readonly unknown: readonly ProjectionEvent[]
 }
 
 export interface OpenOptions {
@@ -35,7 +35,7 @@ export class OrdersProjectionDb {
   private readonly upsertRow: Statement<unknown[]>
   private readonly selectCheckpoint: Statement<[string], { commit_position: string; prepare_position: string }>
   private readonly upsertCheckpoint: Statement<[string, string, string, string]>
-  private readonly applyInTransaction: (events: readonly RecordedEvent[], through: Position | null) => BatchOutcome
+  private readonly applyInTransaction: (events: readonly ProjectionEvent[], through: Position | null) => BatchOutcome
   private readonly writeRows: (rows: Iterable<OrderRow>) => void
   /** Bulk mode: rows not yet written, and whether the file holds none outside this map. */
   private readonly memory: Map<string, OrderRow | undefined> | null
@@ -69,7 +69,9 @@ export class OrdersProjectionDb {
   /** Bulk mode: writes the rows held in memory. Nothing to do otherwise. */
   flush(): void {
     if (this.memory === null) return
-    this.writeRows(rowsOf(this.memory))
+    // In primary-key order: the WITHOUT ROWID table then grows at its right edge instead of
+    // splitting pages all over the B-tree (measured about 2× faster for a 250,000-row flush).
+    this.writeRows([...rowsOf(this.memory)].sort(byPrimaryKey))
     this.memory.clear()
     this.memoryIsComplete = false
   }
@@ -86,7 +88,7 @@ export class OrdersProjectionDb {
    * checkpoint, and events at or before their row's revision, change nothing: a replayed batch
    * or a second projector on the same file cannot apply an event twice.
    */
-  applyBatch(events: readonly RecordedEvent[], through: Position | null = null): BatchOutcome {
+  applyBatch(events: readonly ProjectionEvent[], through: Position | null = null): BatchOutcome {
     return this.applyInTransaction(events, through)
   }
 
@@ -94,11 +96,11 @@ export class OrdersProjectionDb {
     if (this.db.open) this.db.close()
   }
 
-  private applyNow(events: readonly RecordedEvent[], through: Position | null): BatchOutcome {
+  private applyNow(events: readonly ProjectionEvent[], through: Position | null): BatchOutcome {
     const stored = this.checkpoint()
     const touched = this.memory ?? new Map<string, OrderRow | undefined>()
     const fileMayHold = this.memory === null || !this.memoryIsComplete
-    const unknown: RecordedEvent[] = []
+    const unknown: ProjectionEvent[] = []
     let applied = 0
     let duplicates = 0
     let last: Position | null = stored
@@ -108,19 +110,30 @@ export class OrdersProjectionDb {
         continue
       }
       last = event.position
-      const name = parseOrderStreamName(event.streamName)
-      if (name === null) continue
-      const key = `${name.account}\u0000${name.orderId}`
+      // Keyed by stream name (one stream per order): the name is parsed only for a stream not
+      // yet seen in this batch (or, in bulk mode, in this rebuild), not for every event.
+      const key = event.streamName
       let row = touched.get(key)
-      if (row === undefined && fileMayHold && !touched.has(key)) {
-        const record = this.selectRow.get(name.account, name.orderId)
-        row = record === undefined ? undefined : fromRecord(record)
+      let account: string
+      let orderId: string
+      if (row !== undefined) {
+        account = row.account
+        orderId = row.order_id
+      } else {
+        const name = parseOrderStreamName(key)
+        if (name === null) continue
+        account = name.account
+        orderId = name.orderId
+        if (fileMayHold && !touched.has(key)) {
+          const record = this.selectRow.get(account, orderId)
+          row = record === undefined ? undefined : fromRecord(record)
+        }
       }
       if (row !== undefined && row.revision >= event.revision) {
         duplicates += 1
         continue
       }
-      const next = evolveOrderRow(row, name.account, name.orderId, event)
+      const next = evolveOrderRow(row, account, orderId, event)
       if (next === 'unknown') {
         unknown.push(event)
         continue
@@ -136,6 +149,11 @@ export class OrdersProjectionDb {
     }
     return { applied, duplicates, unknown }
   }
+}
+
+function byPrimaryKey(a: OrderRow, b: OrderRow): number {
+  if (a.account !== b.account) return a.account < b.account ? -1 : 1
+  return a.order_id < b.order_id ? -1 : a.order_id > b.order_id ? 1 : 0
 }
 
 function* rowsOf(map: Map<string, OrderRow | undefined>): IterableIterator<OrderRow> {
