@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { type EventData, openSqliteEventStore, verifyStreamChain } from '../src/index.js'
@@ -23,4 +24,22 @@ t.test('two stores on one file (as two processes would) keep one gap-free log', 
   const race = await Promise.allSettled([a, b].map((store) =>
     store.appendToStream('order-shared-2', [event()], { expectedRevision: 'no_stream' })))
   t.equal(race.filter((r) => r.status === 'fulfilled').length, 1, 'across connections, too, one create wins')
+})
+
+t.test('with the worker writer, WAL frames reach the database file while appends go on (background checkpoints)', async (t) => {
+  const path = join(await tempDir(t), 'events.db')
+  const store = await openSqliteEventStore({ path, writer: 'worker' })
+  t.teardown(() => store.close())
+  const filler = 'x'.repeat(2_000)
+  // ~6 MB of events: under SQLite's default (1,000 pages) the writer would checkpoint by itself,
+  // but its threshold is raised to ~40 MB here, so only the checkpoint thread can move them.
+  for (let wave = 0; wave < 30; wave += 1) {
+    await Promise.all(Array.from({ length: 100 }, (_, i) =>
+      store.appendToStream(`order-ckpt-${wave}-${i}`, [event({ filler })], { expectedRevision: 'no_stream' })))
+  }
+  const deadline = Date.now() + 10_000
+  while (statSync(path).size < 5_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  t.ok(statSync(path).size >= 5_000_000, `database file ${statSync(path).size} bytes while open: the WAL was checkpointed into it`)
+  t.ok(statSync(`${path}-wal`).size < 40_000_000, 'the WAL stays below the backstop')
+  t.equal((await store.readAll({ maxCount: 5000 })).length, 3000, 'every event readable')
 })

@@ -29,6 +29,7 @@ export class InlineWriter implements Writer {
     const db = openConnection(options.path, { busyTimeoutMs: options.busyTimeoutMs })
     try {
       ensureSchema(db)
+      db.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpointPages)}`)
     } catch (error) {
       db.close()
       throw error

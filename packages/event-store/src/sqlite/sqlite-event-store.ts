@@ -9,6 +9,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js'
 import { GroupCommitCounter, type GroupCommitStats } from './group-commit-stats.js'
 import { InlineWriter } from './inline-writer.js'
 import { ReadStatements } from './read-statements.js'
+import { BackgroundCheckpointer } from './background-checkpointer.js'
 import { toStoreError } from './storage-error.js'
 import { WorkerWriter } from './worker-writer.js'
 import type { BatchReport, Writer } from './writer.js'
@@ -30,6 +31,9 @@ export interface SqliteEventStoreOptions {
    * new transaction as soon as the first message of the next wave arrives, while the inline
    * writer sees the whole wave at once, and pays no message passing. Its cost: the event loop
    * stalls for the length of each commit (a few ms) or of a wait for another process's lock.
+   *
+   * With `worker`, WAL checkpoints run on a third thread too (BackgroundCheckpointer), so that no
+   * commit waits for one; `inline` keeps SQLite's own checkpoint after a commit every 1,000 pages.
    */
   readonly writer?: 'worker' | 'inline'
   /** Default maxCount of readAll. Default 1000. */
@@ -56,6 +60,10 @@ export interface SqliteEventStore extends EventStore, ProjectionReader {
 
 const DEFAULT_MAX_BATCH_SIZE = 512
 const DEFAULT_READ_ALL_BATCH = 1000
+/** SQLite's own default `wal_autocheckpoint`, kept where no background checkpointer runs. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000
+/** How often the background checkpointer copies the WAL into the database file. */
+const CHECKPOINT_INTERVAL_MS = 100
 
 /** Opens (creating if needed) a SQLite event store. */
 export async function openSqliteEventStore(options: SqliteEventStoreOptions): Promise<SqliteEventStore> {
@@ -78,6 +86,7 @@ export async function openSqliteEventStore(options: SqliteEventStoreOptions): Pr
     busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
     maxBatchSize: Math.max(1, options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE),
     onBatch,
+    walAutocheckpointPages: options.writer === 'worker' ? BackgroundCheckpointer.BACKSTOP_PAGES : SQLITE_AUTOCHECKPOINT_PAGES,
   }
   let writer: Writer
   try {
@@ -92,7 +101,11 @@ export async function openSqliteEventStore(options: SqliteEventStoreOptions): Pr
     await writer.close()
     throw toStoreError(error)
   }
-  return new SqliteStore(options, writer, readDb, counter, listeners)
+  // Started once the writer has made the file and its schema.
+  const checkpointer = options.writer === 'worker'
+    ? BackgroundCheckpointer.start(options.path, writerOptions.busyTimeoutMs, CHECKPOINT_INTERVAL_MS)
+    : null
+  return new SqliteStore(options, writer, readDb, counter, listeners, checkpointer)
 }
 
 class SqliteStore implements SqliteEventStore {
@@ -103,10 +116,11 @@ class SqliteStore implements SqliteEventStore {
   readonly #counter: GroupCommitCounter
   readonly #listeners: Set<(head: Position) => void>
   readonly #readAllBatch: number
+  readonly #checkpointer: BackgroundCheckpointer | null
   #closing: Promise<void> | null = null
 
   constructor(options: SqliteEventStoreOptions, writer: Writer, readDb: Database.Database,
-    counter: GroupCommitCounter, listeners: Set<(head: Position) => void>) {
+    counter: GroupCommitCounter, listeners: Set<(head: Position) => void>, checkpointer: BackgroundCheckpointer | null) {
     this.path = options.path
     this.#writer = writer
     this.#readDb = readDb
@@ -114,6 +128,7 @@ class SqliteStore implements SqliteEventStore {
     this.#counter = counter
     this.#listeners = listeners
     this.#readAllBatch = options.readAllBatchSize ?? DEFAULT_READ_ALL_BATCH
+    this.#checkpointer = checkpointer
   }
 
   async appendToStream(streamName: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -163,7 +178,9 @@ class SqliteStore implements SqliteEventStore {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#writer.close().finally(() => {
+    // The checkpointer stops first; the last connection to close then checkpoints and removes
+    // the WAL, as SQLite always does.
+    this.#closing ??= (this.#checkpointer?.stop() ?? Promise.resolve()).then(() => this.#writer.close()).finally(() => {
       this.#readDb.close()
       this.#listeners.clear()
     })

@@ -17,4 +17,6 @@ export interface WorkerConfig {
   readonly path: string
   readonly busyTimeoutMs: number
   readonly maxBatchSize: number
+  /** `PRAGMA wal_autocheckpoint` of the write connection (SQLite's default is 1,000 pages). */
+  readonly walAutocheckpointPages: number
 }

@@ -27,7 +27,10 @@ export class WorkerWriter implements Writer {
 
   static async open(options: WriterOptions): Promise<WorkerWriter> {
     const { port1, port2 } = new MessageChannel()
-    const config: WorkerConfig = { path: options.path, busyTimeoutMs: options.busyTimeoutMs, maxBatchSize: options.maxBatchSize }
+    const config: WorkerConfig = {
+      path: options.path, busyTimeoutMs: options.busyTimeoutMs, maxBatchSize: options.maxBatchSize,
+      walAutocheckpointPages: options.walAutocheckpointPages,
+    }
     const worker = new Worker(WORKER_URL, { workerData: { config, port: port2 }, transferList: [port2] })
     const first = await new Promise<FromWorker>((resolve, reject) => {
       port1.once('message', resolve)

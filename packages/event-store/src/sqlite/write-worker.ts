@@ -16,6 +16,7 @@ let db: Database.Database
 try {
   db = openConnection(config.path, { busyTimeoutMs: config.busyTimeoutMs })
   ensureSchema(db)
+  db.pragma(`wal_autocheckpoint = ${Math.trunc(config.walAutocheckpointPages)}`)
 } catch (error) {
   send({ type: 'open_failed', message: (error as Error).message, code: (error as { code?: string }).code })
   port.close()

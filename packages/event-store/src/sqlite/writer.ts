@@ -23,6 +23,8 @@ export interface WriterOptions {
   /** Most appends per transaction; 1 turns group commit off. */
   readonly maxBatchSize: number
   readonly onBatch: (report: BatchReport) => void
+  /** `PRAGMA wal_autocheckpoint` of the write connection, in pages. */
+  readonly walAutocheckpointPages: number
 }
 
 export function reportOf(outcomes: readonly AppendOutcome[]): BatchReport {
