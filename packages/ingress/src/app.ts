@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerFactory } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerFactory } from 'fastify'
 import type { LevelWithSilent } from 'pino'
 import { LIMITS } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import type { BlobStore } from './http/images.js'
 import { revokeExposedKey } from './keys/key-exposure.js'
 import { KeyRing } from './keys/key-ring.js'
-import auth from './plugins/auth.js'
+import auth, { isSecure, refuseInsecure } from './plugins/auth.js'
 import bodyParsers from './plugins/body-parsers.js'
 import docs from './plugins/docs.js'
-import errorHandler from './plugins/error-handler.js'
+import errorHandler, { sendProblem } from './plugins/error-handler.js'
 import loadShedding, { boundedStore, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import metricsPlugin, { createMetrics } from './plugins/metrics.js'
 import { blobsWithStorageFailures } from './plugins/storage-failures.js'
@@ -69,10 +69,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
+    // A path Fastify cannot decode (bad percent-encoding) is refused before any hook runs; it
+    // still gets a problem body, and over plain HTTP still revokes the key it exposed.
+    frameworkErrors: (error, request, reply) => {
+      if (isSecure(request)) return sendProblem(error, request, reply)
+      refuseInsecure(request, onKeyExposed).catch((refusal: unknown) => sendProblem(refusal, request, reply))
+    },
     ...(options.serverFactory !== undefined ? { serverFactory: options.serverFactory } : {}),
   })
 
   const keys = new KeyRing(options.store)
+  const onKeyExposed = async (presented: string, request: FastifyRequest): Promise<void> => {
+    const result = await revokeExposedKey(keys, options.dataDir, presented)
+    if (result !== null) request.log.warn(result, 'API key seen over plain HTTP: revoked and replaced')
+  }
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -84,10 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(auth, {
     keys,
     isDraining: options.isDraining ?? (() => false),
-    onKeyExposed: async (presented, request) => {
-      const result = await revokeExposedKey(keys, options.dataDir, presented)
-      if (result !== null) request.log.warn(result, 'API key seen over plain HTTP: revoked and replaced')
-    },
+    onKeyExposed,
   })
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
   await app.register(bodyParsers)

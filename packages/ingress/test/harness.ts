@@ -15,7 +15,7 @@ export interface Reply {
 
 export interface SendOptions {
   readonly key?: string | null
-  readonly headers?: Record<string, string>
+  readonly headers?: Record<string, string | string[]>
   readonly body?: string | Buffer
   readonly contentType?: string
 }
@@ -60,7 +60,7 @@ export async function startTestServer(t: Teardown, options: { rateLimit?: { max:
   const testKey = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
   const keys = new KeyRing(store)
   const sendVia = (base: string, dispatcher: Agent) => async (method: string, path: string, o: SendOptions = {}): Promise<Reply> => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) }
+    const headers: Record<string, string | string[]> = { ...(o.headers ?? {}) }
     const key = o.key === undefined ? testKey : o.key
     if (key !== null) headers['service-api-key'] = key
     if (o.contentType !== undefined) headers['content-type'] = o.contentType

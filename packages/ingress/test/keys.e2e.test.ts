@@ -94,3 +94,46 @@ t.test('X-Forwarded-Proto from an untrusted address is ignored', async (t) => {
   t.equal((await s.send('GET', '/ping', { headers: { 'x-forwarded-proto': 'http' } })).status, 200)
   t.equal((await s.sendPlain('GET', '/ping', { key: null, headers: { 'x-forwarded-proto': 'https' } })).json.code, 'insecure_connection')
 })
+
+t.test('every key a plain-HTTP request exposes is revoked: repeated or comma-joined headers, Authorization', async (t) => {
+  const s = await startTestServer(t)
+  const [a, b, c] = await Promise.all(['acme', 'acme', 'beta'].map((account) => s.keys.issue({ account, scopes: ['orders:read'] })))
+  const exposed = await s.sendPlain('GET', '/ping', { key: null, headers: { 'service-api-key': [a!.key, a!.key, `${b!.key}, junk`] } })
+  t.equal(exposed.json.code, 'insecure_connection')
+  const viaAuthorization = await s.sendPlain('GET', '/ping', { key: null, headers: { authorization: `Bearer ${c!.key}` } })
+  t.equal(viaAuthorization.json.code, 'insecure_connection')
+  for (const issued of [a!, b!, c!]) {
+    t.equal((await s.send('GET', '/ping', { key: issued.key })).json.code, 'invalid_api_key', `${issued.record.keyId} revoked`)
+    t.equal((await s.keys.get(issued.record.keyId))?.state, 'rotated')
+  }
+})
+
+t.test('the plain-HTTP listener refuses even when a trusted proxy header claims https', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-proxy-'))
+  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
+  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
+  const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: ['127.0.0.1'], logLevel: 'silent' }, { store, blobs })
+  const agent = new Agent()
+  t.teardown(async () => { await server.close(); await store.close(); await agent.close(); await rm(dataDir, { recursive: true, force: true }) })
+  const keys = new KeyRing(store)
+  const issued = await keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  const r = await request(`http://127.0.0.1:${server.httpPort}/ping`, {
+    headers: { 'service-api-key': issued.key, 'x-forwarded-proto': 'https' }, dispatcher: agent,
+  })
+  t.equal(r.statusCode, 403)
+  t.equal((await r.body.json() as { code?: string }).code, 'insecure_connection')
+  t.equal((await keys.get(issued.record.keyId))?.state, 'rotated', 'and the key it carried is revoked')
+})
+
+t.test('a path with bad percent-encoding gets a problem body; over plain HTTP it still revokes the key', async (t) => {
+  const s = await startTestServer(t)
+  const bad = await s.send('GET', '/v1/orders/%ZZ')
+  t.equal(bad.status, 400)
+  t.match(bad.headers['content-type'], /^application\/problem\+json/)
+  t.match(bad.json, { code: 'bad_request', status: 400, type: '/errors/bad_request' })
+  t.ok(bad.headers['x-request-id'], 'with a request id')
+  const issued = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  const plain = await s.sendPlain('GET', '/v1/orders/%ZZ', { key: issued.key })
+  t.equal(plain.json.code, 'insecure_connection')
+  t.equal((await s.send('GET', '/ping', { key: issued.key })).json.code, 'invalid_api_key')
+})

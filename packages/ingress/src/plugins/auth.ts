@@ -1,3 +1,4 @@
+import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
@@ -37,18 +38,43 @@ async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
       throw new WaybillError('server_error', 'The server is shutting down; retry',
         { status: 503, headers: { 'retry-after': '1', connection: 'close' } })
     }
-    const presented = headerValue(request)
-    // request.protocol believes X-Forwarded-Proto only from WAYBILL_TRUST_PROXY addresses.
-    if (request.protocol !== 'https') {
-      if (presented !== null) await options.onKeyExposed(presented, request)
-      throw new WaybillError('insecure_connection', 'Use HTTPS. If this request carried an API key, that key is now revoked and replaced; the operator reads the replacement with `waybill keys list`.')
-    }
+    if (!isSecure(request)) await refuseInsecure(request, options.onKeyExposed)
     if (request.is404 || request.routeOptions.config.public === true) return
+    const presented = headerValue(request)
     if (presented === null) throw new WaybillError('api_key_missing', 'Send the API key in the Service-Api-Key header')
     const principal = await options.keys.authenticate(presented)
     if (principal === null) throw new WaybillError('invalid_api_key')
     request.principal = principal
   })
+}
+
+/**
+ * Whether the request came over TLS end to end, as far as we can know: on our TLS socket, and,
+ * when a trusted proxy (WAYBILL_TRUST_PROXY) forwarded it, with its X-Forwarded-Proto saying https
+ * (request.protocol believes that header from those addresses only). The plain-HTTP listener is
+ * never secure, whatever a header on it claims.
+ */
+export function isSecure(request: FastifyRequest): boolean {
+  return (request.raw.socket as Partial<TLSSocket> | null)?.encrypted === true && request.protocol === 'https'
+}
+
+/**
+ * Revokes (and replaces) every key the request exposed in the clear, then refuses it. Every
+ * candidate counts: each value of a repeated or comma-joined Service-Api-Key header (Node joins
+ * repeated headers with ", "), and the token of an Authorization header, where a confused client
+ * may have put the key; any of them that authenticates was seen by the network.
+ */
+export async function refuseInsecure(request: FastifyRequest, onKeyExposed: AuthOptions['onKeyExposed']): Promise<never> {
+  for (const presented of exposedKeys(request)) await onKeyExposed(presented, request)
+  throw new WaybillError('insecure_connection', 'Use HTTPS. If this request carried an API key, that key is now revoked and replaced; the operator reads the replacement with `waybill keys list`.')
+}
+
+function exposedKeys(request: FastifyRequest): Set<string> {
+  const raw = request.headers[API_KEY_HEADER]
+  const values = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((value) => value.split(','))
+  const authorization = request.headers.authorization?.trim().split(/\s+/).pop()
+  if (authorization !== undefined) values.push(authorization)
+  return new Set(values.map((value) => value.trim()).filter((value) => value !== ''))
 }
 
 function headerValue(request: FastifyRequest): string | null {
