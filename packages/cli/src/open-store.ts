@@ -1,28 +1,53 @@
+import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
-  openEventStoreDbStore, openFileBlobStore, openSqliteEventStore, type EventStore,
+  openEventStoreDbStore, openFileBlobStore, openSqliteEventStore, type EventStore, type LogGaps,
 } from '@waybill/event-store'
 import type { WaybillConfig } from './config.js'
 
 export interface OpenedStore {
   readonly store: EventStore
   readonly blobs: Awaited<ReturnType<typeof openFileBlobStore>>
+  /** The embedded store's gap audit of the global log; null where positions are not dense (EventStoreDB). */
+  readonly gaps: (() => Promise<LogGaps>) | null
   close(): Promise<void>
+}
+
+export interface OpenStoreOptions {
+  /**
+   * False for commands that only read or change what exists (replay, verify, rebuild, keys
+   * list/rotate/revoke): a mistyped WAYBILL_DATA_DIR must not meet a fresh empty store that then
+   * "verifies" fine. Default true (serve, projector, keys create).
+   */
+  readonly create?: boolean
+}
+
+/** Refused to open: there is no embedded store where the configuration points. */
+export class MissingStoreError extends Error {
+  constructor(path: string) {
+    super(`no event store at ${path}: check WAYBILL_DATA_DIR (nothing was created there)`)
+    this.name = 'MissingStoreError'
+  }
 }
 
 /**
  * The event store the configuration names: SQLite at `<dataDir>/events.sqlite` (the embedded
  * default) or EventStoreDB. Images go to `<dataDir>/blobs` either way.
  */
-export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' | 'eventstoreConnectionString'>): Promise<OpenedStore> {
+export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' | 'eventstoreConnectionString'>,
+  options: OpenStoreOptions = {}): Promise<OpenedStore> {
+  const sqlitePath = join(config.dataDir, 'events.sqlite')
+  if (options.create === false && config.store === 'sqlite' && !existsSync(sqlitePath)) throw new MissingStoreError(sqlitePath)
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
-  const store = config.store === 'eventstoredb'
-    ? await openEventStoreDbStore({ connectionString: config.eventstoreConnectionString ?? '' })
-    // The writer worker, not the store's inline default: in a server the main thread parses and
-    // answers requests while the worker fsyncs, and a disk stall or another process holding the
-    // lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
-    : await openSqliteEventStore({ path: join(config.dataDir, 'events.sqlite'), writer: 'worker' })
   const blobs = await openFileBlobStore(join(config.dataDir, 'blobs'))
-  return { store, blobs, close: () => store.close() }
+  if (config.store === 'eventstoredb') {
+    const store = await openEventStoreDbStore({ connectionString: config.eventstoreConnectionString ?? '' })
+    return { store, blobs, gaps: null, close: () => store.close() }
+  }
+  // The writer worker, not the store's inline default: in a server the main thread parses and
+  // answers requests while the worker fsyncs, and a disk stall or another process holding the
+  // lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
+  const store = await openSqliteEventStore({ path: sqlitePath, writer: 'worker' })
+  return { store, blobs, gaps: () => store.gaps(), close: () => store.close() }
 }

@@ -1,27 +1,18 @@
-import { spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type OrderCommand, type WireEvent } from '@waybill/domain'
 import { handleCommand, openSqliteEventStore } from '@waybill/event-store'
-
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+import { runWaybill } from './waybill-process.js'
 
 /** `waybill <args>` as its own process, on `dataDir`. */
-function waybill(dataDir: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const waybill = (dataDir: string, args: readonly string[]) => runWaybill(args, { WAYBILL_DATA_DIR: dataDir })
 
 function cmd(account: string, event: WireEvent, data: Record<string, unknown>): OrderCommand {
   return { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
@@ -99,4 +90,45 @@ t.test('usage errors exit 2', async (t) => {
   t.equal((await waybill(dataDir, ['rebuild', '--projection', 'nope'])).code, 2)
   t.equal((await waybill(dataDir, ['verify', '--bogus'])).code, 2)
   t.equal((await waybill(dataDir, ['projector', '--batch-size', '0'])).code, 2)
+})
+
+t.test('verify finds events deleted from the log: the gap, with where it starts', async (t) => {
+  const dataDir = await seeded(t)
+  t.equal((await waybill(dataDir, ['rebuild'])).code, 0)
+  const db = new Sqlite(join(dataDir, 'events.sqlite'))
+  // A whole one-event stream, in the middle of the log: no hash chain can show it gone.
+  const deleted = db.prepare("SELECT position FROM events WHERE stream = 'order-sandbox-A-2'").get() as { position: number }
+  db.prepare('DELETE FROM events WHERE position = ?').run(deleted.position)
+  db.close()
+  const verify = await waybill(dataDir, ['verify'])
+  t.equal(verify.code, 1, verify.stdout)
+  t.match(verify.stdout, new RegExp(`GAP IN THE LOG: 1 position\\(s\\) hold no event \\(deleted\\); gaps start at ${deleted.position}`))
+  t.match(verify.stdout, /verify: FAILED — 1 missing position/)
+  const json = JSON.parse((await waybill(dataDir, ['verify', '--json'])).stdout) as { ok: boolean; log: unknown }
+  t.same(json.log, { missing_positions: 1, gap_starts: [String(deleted.position)] })
+  t.equal(json.ok, false)
+})
+
+t.test('replay, verify, rebuild on a data dir with no store refuse, and create nothing', async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'waybill-audit-'))
+  t.teardown(() => rm(parent, { recursive: true, force: true }))
+  const typo = join(parent, 'dta')
+  for (const args of [['replay', 'A-1'], ['verify'], ['rebuild']]) {
+    const out = await waybill(typo, args)
+    t.equal(out.code, 1, args.join(' '))
+    t.match(out.stderr, /no event store at .*dta\/events\.sqlite: check WAYBILL_DATA_DIR/, args.join(' '))
+  }
+  t.notOk(existsSync(typo), 'the mistyped directory was not created')
+})
+
+t.test('scripts/replay-order.sh reads a relative WAYBILL_DATA_DIR from where it is run', async (t) => {
+  const dataDir = await seeded(t)
+  const script = fileURLToPath(new URL('../../../scripts/replay-order.sh', import.meta.url))
+  const cwd = join(dataDir, '..')
+  const out = await promisify(execFile)(script, ['A-2'], { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir.slice(cwd.length + 1) } })
+  t.match(out.stdout, /stream order-sandbox-A-2: 1 event\(s\)[\s\S]*hash chain: ok/)
+  const missing = await promisify(execFile)(script, ['A-2'], { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: 'nowhere' } })
+    .then(() => null, (error: { code: number; stderr: string }) => error)
+  t.equal(missing?.code, 1)
+  t.match(missing?.stderr, /no event store at .*nowhere/)
 })

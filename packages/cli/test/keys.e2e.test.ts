@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -10,7 +10,11 @@ t.test('waybill keys: create, list, rotate, revoke, help and errors', async (t) 
   const env = { WAYBILL_DATA_DIR: dir }
   const keys = (...args: string[]) => runWaybill(['keys', ...args], env)
 
-  t.match((await keys('list')).stdout, /no keys/)
+  const early = await keys('list')
+  t.equal(early.code, 1, 'list before any key: no store here yet')
+  t.match(early.stderr, /no event store at .*events\.sqlite: check WAYBILL_DATA_DIR/)
+  t.equal((await keys('create', '--account', 'acme')).code, 2)
+  t.same(await readdir(dir), [], 'usage errors and a missing store create nothing')
   const created = await keys('create', '--account', 'acme', '--scopes', 'orders:add,orders:update')
   t.equal(created.code, 0, created.stderr)
   t.match(created.stdout, /^wb_live_[0-9A-Za-z]{55}\n$/)
@@ -36,19 +40,19 @@ t.test('waybill keys: create, list, rotate, revoke, help and errors', async (t) 
   t.equal(again.code, 1)
   t.match(again.stderr, /already revoked/)
 
-  for (const [args, pattern] of [
-    [['create', '--scopes', 'orders:add'], /--account is required/],
-    [['create', '--account', 'acme', '--scopes', 'orders:fly'], /unknown scope "orders:fly"/],
-    [['create', '--account', 'Bad-Name', '--scopes', 'orders:add'], /account/],
-    [['create', '--account', 'acme', '--scopes', 'orders:add', '--test'], /sandbox/],
-    [['create', '--bogus'], /bogus/],
-    [['rotate'], /needs a key id/],
-    [['revoke', 'nosuchkey123'], /no key with id/],
-    [['explode'], /unknown subcommand/],
-    [[], /subcommand is required/],
+  for (const [args, pattern, code] of [
+    [['create', '--scopes', 'orders:add'], /--account is required/, 2],
+    [['create', '--account', 'acme', '--scopes', 'orders:fly'], /unknown scope "orders:fly"/, 2],
+    [['create', '--account', 'Bad-Name', '--scopes', 'orders:add'], /account/, 2],
+    [['create', '--account', 'acme', '--scopes', 'orders:add', '--test'], /sandbox/, 2],
+    [['create', '--bogus'], /bogus/, 2],
+    [['rotate'], /needs a key id/, 2],
+    [['revoke', 'nosuchkey123'], /no key with id/, 1],
+    [['explode'], /unknown subcommand/, 2],
+    [[], /subcommand is required/, 2],
   ] as const) {
     const result = await keys(...args)
-    t.not(result.code, 0, args.join(' '))
+    t.equal(result.code, code, args.join(' '))
     t.match(result.stderr, pattern, args.join(' '))
   }
   const help = await keys('--help')

@@ -9,6 +9,7 @@ export { hashEvent, verifyStreamChain, type HashedEventFields, type ChainVerdict
 export {
   openSqliteEventStore, type SqliteEventStore, type SqliteEventStoreOptions,
 } from './sqlite/sqlite-event-store.js'
+export type { LogGaps } from './sqlite/read-statements.js'
 export { handleCommand, type HandleCommandOptions, type CommandResult } from './command-handler.js'
 export { openFileBlobStore, type BlobStore } from './blob/file-blob-store.js'
 export { summarizeBatchSizes, type GroupCommitStats } from './sqlite/group-commit-stats.js'

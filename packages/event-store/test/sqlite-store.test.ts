@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import t from 'tap'
 import {
   type EventData, openSqliteEventStore, type Position, StoreUnavailableError, summarizeBatchSizes, verifyStreamChain,
@@ -74,4 +75,17 @@ t.test('verifyStreamChain names the first broken link', async (t) => {
   const foreign = events.map((e, i) => (i === 1 ? { ...e, streamName: 'order-v-2' } : e))
   t.match(verifyStreamChain(foreign), { ok: false, revision: 1, reason: /belongs to stream order-v-2/ })
   t.same(verifyStreamChain([]), { ok: true })
+})
+
+t.test('gaps: none in a log written through the store; rows deleted behind its back are counted and located', async (t) => {
+  const store = await freshStore(t)
+  t.same(await store.gaps(), { missing: 0, firstMissing: [] }, 'an empty log')
+  for (let i = 0; i < 10; i += 1) await store.appendToStream(`s-${i}`, [event()])
+  t.same(await store.gaps(), { missing: 0, firstMissing: [] })
+  const db = new Database(store.path)
+  db.prepare('DELETE FROM events WHERE position IN (1, 4, 5, 8, 10)').run()
+  db.close()
+  // Position 10 was the head: a cut at the end of the log leaves no gap to find.
+  t.same(await store.gaps(), { missing: 4, firstMissing: [1n, 4n, 8n] })
+  t.same(await store.gaps(2), { missing: 4, firstMissing: [1n, 4n] }, 'a smaller sample')
 })

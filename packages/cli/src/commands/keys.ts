@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import {
-  isScope, KeyRing, KeyRingError, replacementKeyPath, SANDBOX_ACCOUNT, SCOPES, type KeyRecord, type Scope,
+  ACCOUNT_PATTERN, isScope, KeyRing, KeyRingError, replacementKeyPath, SANDBOX_ACCOUNT, SCOPES, type KeyRecord, type Scope,
 } from '@waybill/ingress'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
@@ -32,15 +32,12 @@ export const command: CliCommand = {
   async run(argv) {
     const [sub, ...rest] = argv
     try {
-      if (sub === undefined) throw new UsageError('a subcommand is required')
-      if (!['create', 'list', 'rotate', 'revoke'].includes(sub)) throw new UsageError(`unknown subcommand "${sub}"`)
+      // The arguments are checked before the store is opened, so a usage error creates nothing.
+      const action = parseAction(sub, rest)
       const config = loadConfig()
-      const opened = await openStore(config)
+      const opened = await openStore(config, { create: sub === 'create' })
       try {
-        const keys = new KeyRing(opened.store)
-        if (sub === 'create') return await create(keys, rest)
-        if (sub === 'list') return await list(keys, rest, config.dataDir)
-        return await change(keys, sub, rest)
+        return await action(new KeyRing(opened.store), config.dataDir)
       } finally {
         await opened.close()
       }
@@ -58,6 +55,16 @@ export const command: CliCommand = {
   },
 }
 
+type Action = (keys: KeyRing, dataDir: string) => Promise<number>
+
+function parseAction(sub: string | undefined, args: readonly string[]): Action {
+  if (sub === undefined) throw new UsageError('a subcommand is required')
+  if (sub === 'create') return parseCreate(args)
+  if (sub === 'list') return parseList(args)
+  if (sub === 'rotate' || sub === 'revoke') return parseChange(sub, args)
+  throw new UsageError(`unknown subcommand "${sub}"`)
+}
+
 function parse(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>): ReturnType<typeof parseArgs> {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true })
@@ -66,7 +73,7 @@ function parse(args: readonly string[], options: NonNullable<ParseArgsConfig['op
   }
 }
 
-async function create(keys: KeyRing, args: readonly string[]): Promise<number> {
+function parseCreate(args: readonly string[]): Action {
   const { values, positionals } = parse(args, {
     account: { type: 'string' }, scopes: { type: 'string' }, test: { type: 'boolean', default: false },
   })
@@ -74,12 +81,16 @@ async function create(keys: KeyRing, args: readonly string[]): Promise<number> {
   const test = values['test'] === true
   const account = typeof values['account'] === 'string' ? values['account'] : (test ? SANDBOX_ACCOUNT : undefined)
   if (account === undefined) throw new UsageError('--account is required')
+  if (!ACCOUNT_PATTERN.test(account)) throw new UsageError(`account "${account}" must match [a-z0-9_]+ (at most 64 characters)`)
+  if (test && account !== SANDBOX_ACCOUNT) throw new UsageError(`--test keys belong to the ${SANDBOX_ACCOUNT} account only`)
   if (typeof values['scopes'] !== 'string') throw new UsageError('--scopes is required')
   const scopes = parseScopes(values['scopes'])
-  const issued = await keys.issue({ account, scopes, test })
-  process.stdout.write(`${issued.key}\n`)
-  process.stderr.write(`key id ${issued.record.keyId}, account ${account}, scopes ${scopes.join(',')}. The key is shown only now.\n`)
-  return 0
+  return async (keys) => {
+    const issued = await keys.issue({ account, scopes, test })
+    process.stdout.write(`${issued.key}\n`)
+    process.stderr.write(`key id ${issued.record.keyId}, account ${account}, scopes ${scopes.join(',')}. The key is shown only now.\n`)
+    return 0
+  }
 }
 
 function parseScopes(text: string): Scope[] {
@@ -91,29 +102,31 @@ function parseScopes(text: string): Scope[] {
   return names as Scope[]
 }
 
-async function list(keys: KeyRing, args: readonly string[], dataDir: string): Promise<number> {
+function parseList(args: readonly string[]): Action {
   const { values, positionals } = parse(args, { json: { type: 'boolean', default: false } })
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0] ?? ''}"`)
-  const records = await keys.list()
-  const rows = records.map((record) => view(record, dataDir))
-  if (values['json'] === true) {
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+  return async (keys, dataDir) => {
+    const records = await keys.list()
+    const rows = records.map((record) => view(record, dataDir))
+    if (values['json'] === true) {
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+      return 0
+    }
+    if (rows.length === 0) {
+      process.stdout.write('no keys\n')
+      return 0
+    }
+    for (const row of rows) {
+      const notes = [
+        row.replaces !== null ? `replaces ${row.replaces}` : '',
+        row.replaced_by !== null ? `replaced by ${row.replaced_by}` : '',
+        row.reason !== null ? `reason ${row.reason}` : '',
+        row.secret_file !== null ? `secret in ${row.secret_file}` : '',
+      ].filter(Boolean).join('; ')
+      process.stdout.write(`${row.key_id}  ${row.state.padEnd(7)}  ${row.test ? 'test' : 'live'}  ${row.account}  ${row.scopes.join(',')}${notes ? `  (${notes})` : ''}\n`)
+    }
     return 0
   }
-  if (rows.length === 0) {
-    process.stdout.write('no keys\n')
-    return 0
-  }
-  for (const row of rows) {
-    const notes = [
-      row.replaces !== null ? `replaces ${row.replaces}` : '',
-      row.replaced_by !== null ? `replaced by ${row.replaced_by}` : '',
-      row.reason !== null ? `reason ${row.reason}` : '',
-      row.secret_file !== null ? `secret in ${row.secret_file}` : '',
-    ].filter(Boolean).join('; ')
-    process.stdout.write(`${row.key_id}  ${row.state.padEnd(7)}  ${row.test ? 'test' : 'live'}  ${row.account}  ${row.scopes.join(',')}${notes ? `  (${notes})` : ''}\n`)
-  }
-  return 0
 }
 
 function view(record: KeyRecord, dataDir: string) {
@@ -126,18 +139,22 @@ function view(record: KeyRecord, dataDir: string) {
   }
 }
 
-async function change(keys: KeyRing, sub: 'rotate' | 'revoke' | string, args: readonly string[]): Promise<number> {
+function parseChange(sub: 'rotate' | 'revoke', args: readonly string[]): Action {
   const { positionals } = parse(args, {})
   const [keyId, extra] = positionals
   if (keyId === undefined) throw new UsageError(`${sub} needs a key id (see \`waybill keys list\`)`)
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`)
   if (sub === 'revoke') {
-    await keys.revoke(keyId, 'revoked by operator')
-    process.stderr.write(`key ${keyId} revoked\n`)
+    return async (keys) => {
+      await keys.revoke(keyId, 'revoked by operator')
+      process.stderr.write(`key ${keyId} revoked\n`)
+      return 0
+    }
+  }
+  return async (keys) => {
+    const replacement = await keys.rotate(keyId, 'rotated by operator')
+    process.stdout.write(`${replacement.key}\n`)
+    process.stderr.write(`key ${keyId} rotated; replacement ${replacement.record.keyId} (shown only now)\n`)
     return 0
   }
-  const replacement = await keys.rotate(keyId, 'rotated by operator')
-  process.stdout.write(`${replacement.key}\n`)
-  process.stderr.write(`key ${keyId} rotated; replacement ${replacement.record.keyId} (shown only now)\n`)
-  return 0
 }

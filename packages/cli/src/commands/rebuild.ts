@@ -33,7 +33,7 @@ export const command: CliCommand = {
       return 2
     }
     const config = loadConfig()
-    const opened = await openStore(config)
+    const opened = await openStore(config, { create: false })
     try {
       const progress = progressReporter(process.stderr, 'events')
       let last = { done: 0, total: 0, elapsedMs: 0 }

@@ -8,7 +8,7 @@ import { validateAppend } from './append-request.js'
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js'
 import { GroupCommitCounter, type GroupCommitStats } from './group-commit-stats.js'
 import { InlineWriter } from './inline-writer.js'
-import { ReadStatements } from './read-statements.js'
+import { ReadStatements, type LogGaps } from './read-statements.js'
 import { BackgroundCheckpointer } from './background-checkpointer.js'
 import { toStoreError } from './storage-error.js'
 import { WorkerWriter } from './worker-writer.js'
@@ -56,6 +56,12 @@ export interface SqliteEventStore extends EventStore, ProjectionReader {
    * SQLite never sets it below the current size; pass a large number to lift it.
    */
   setMaxPageCount(pages: number): Promise<number>
+  /**
+   * Audits the global log for positions with no event (the log is gap-free unless rows were
+   * deleted behind the store's back): how many are missing, and where the first `sample` gaps
+   * start. Events cut from the very end of the log leave no gap and cannot be seen here.
+   */
+  gaps(sample?: number): Promise<LogGaps>
 }
 
 const DEFAULT_MAX_BATCH_SIZE = 512
@@ -158,6 +164,10 @@ class SqliteStore implements SqliteEventStore {
     const after = options.after?.commit ?? 0n
     return this.#read(() =>
       this.#reads.projection(after, options.maxCount ?? this.#readAllBatch, options.categories, options.metadataKeys))
+  }
+
+  async gaps(sample = 10): Promise<LogGaps> {
+    return this.#read(() => this.#reads.gaps(sample))
   }
 
   async headPosition(): Promise<Position | null> {
