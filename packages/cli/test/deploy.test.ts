@@ -84,6 +84,7 @@ t.test('the ingress Deployment has probes on the key-less endpoints, limits, and
   t.match(container!.readinessProbe?.httpGet, { path: '/readyz', scheme: 'HTTPS' }, 'readiness on /readyz')
   t.equal(portNumber(container!.livenessProbe.httpGet.port), config.httpsPort)
   t.equal(portNumber(container!.readinessProbe.httpGet.port), config.httpsPort)
+  t.same(container!.args, ['serve', '--no-projector'], 'the projector Deployment alone writes the shared read model')
   t.ok(container!.resources?.limits?.cpu && container!.resources?.limits?.memory, 'cpu and memory limits')
   t.ok(container!.resources?.requests?.cpu && container!.resources?.requests?.memory, 'cpu and memory requests')
   t.equal(deployment!.spec.template.spec.securityContext.runAsNonRoot, true)
@@ -118,7 +119,9 @@ t.test('compose: a 3-node EventStoreDB cluster with TLS, two ingress instances, 
     t.equal(env.EVENTSTORE_CERTIFICATE_FILE, `/certs/node${n}/node.crt`, `node ${n} has its own certificate`)
     t.notOk('EVENTSTORE_INSECURE' in env, 'not insecure')
   }
-  t.same(services['ingress-1']!.command, ['serve'])
+  for (const name of ['ingress-1', 'ingress-2']) {
+    t.same(services[name]!.command, ['serve', '--no-projector'], `${name} leaves the shared read model to the projector`)
+  }
   t.same(services.projector!.command, ['projector'])
 })
 
