@@ -78,8 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     if (connection === null) {
       throw new ConfigError('EVENTSTORE_CONNECTION_STRING', 'required when WAYBILL_STORE=eventstoredb')
     }
-    if (!/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//.test(connection)) {
-      throw new ConfigError('EVENTSTORE_CONNECTION_STRING', 'expected esdb://… or esdb+discover://…')
+    // The schemes @eventstore/db-client 6 parses; kurrentdb:// needs @kurrent/kurrentdb-client.
+    if (!/^esdb(\+discover)?:\/\/[^/?]/.test(connection)) {
+      throw new ConfigError('EVENTSTORE_CONNECTION_STRING', 'expected esdb://host:port… or esdb+discover://host:port…')
     }
   }
 

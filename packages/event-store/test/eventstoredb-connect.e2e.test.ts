@@ -67,4 +67,5 @@ t.test('a malformed connection string is refused with the variable named', async
 t.test('passwords are redacted from what is shown', async (t) => {
   t.equal(redactConnectionString('esdb+discover://admin:changeit@db1:2113,db2:2113?tls=true'), 'esdb+discover://admin:***@db1:2113,db2:2113?tls=true')
   t.equal(redactConnectionString('esdb://db:2113?tls=false'), 'esdb://db:2113?tls=false')
+  t.equal(redactConnectionString('esdb://admin:p@ss/w@rd@db:2113?tls=false'), 'esdb://admin:***@db:2113?tls=false', 'a password with @ and /')
 })

@@ -1,22 +1,56 @@
-import { WaybillError } from '@waybill/domain'
+import { createHash } from 'node:crypto'
+import { LIMITS, WaybillError } from '@waybill/domain'
+import type { ListFilters } from './read-model.js'
+
+const VERSION = 2
 
 /**
- * Opaque keyset cursor for GET /v1/orders: the last order_id of the page, base64url-wrapped so
- * clients do not build it themselves and the form can change without breaking them.
+ * Opaque keyset cursor for GET /v1/orders: the last order_id of the page and a digest of the
+ * filters it was issued for, base64url-wrapped JSON, so clients do not build it themselves and
+ * the form can change without breaking them.
  */
-export function encodeCursor(lastOrderId: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, after: lastOrderId })).toString('base64url')
+export function encodeCursor(lastOrderId: string, filters: ListFilters): string {
+  return Buffer.from(JSON.stringify({ v: VERSION, after: lastOrderId, filters: filtersDigest(filters) })).toString('base64url')
 }
 
-export function decodeCursor(cursor: string): string {
+/**
+ * The order_id to page after, if `cursor` is one this API wrote for these `filters`. Not signed,
+ * on purpose: every instance must accept every other's cursors without a shared secret, and a
+ * hand-made cursor of the right form for the same filters is only a position in order_id order
+ * among the caller's own orders, which shows nothing the caller could not list anyway.
+ */
+export function decodeCursor(cursor: string, filters: ListFilters): string {
+  const value = parse(cursor)
+  const after = value?.after
+  // Encoding what was read again and requiring the very same text rejects everything this API
+  // never writes: other or extra members, another order, spacing, padding, non-base64url bytes.
+  if (value === null || value.v !== VERSION || typeof after !== 'string' || after === '' ||
+    [...after].length > LIMITS.orderIdMaxLength || typeof value.filters !== 'string' ||
+    Buffer.from(JSON.stringify({ v: VERSION, after, filters: value.filters })).toString('base64url') !== cursor) {
+    throw new WaybillError('bad_request', 'cursor: not a cursor this API returned')
+  }
+  if (value.filters !== filtersDigest(filters)) {
+    throw new WaybillError('bad_request', 'cursor: not a cursor this API returned for these filters')
+  }
+  return after
+}
+
+function parse(cursor: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown
-    if (value !== null && typeof value === 'object' && (value as { v?: unknown }).v === 1) {
-      const after = (value as { after?: unknown }).after
-      if (typeof after === 'string') return after
-    }
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null
   } catch {
-    // fall through: any undecodable cursor is the client's error
+    return null
   }
-  throw new WaybillError('bad_request', 'cursor: not a cursor this API returned')
+}
+
+/**
+ * A short digest of the filter set, not a secret: it only makes a cursor from one list useless
+ * with another. Values in a JSON array, so no two filter sets run together into one text; 96
+ * bits, so two filter sets meet by chance practically never. `limit` is left out: a client may
+ * change the page size between pages.
+ */
+function filtersDigest(filters: ListFilters): string {
+  const canonical = JSON.stringify([filters.status ?? null, filters.customer ?? null, filters.location ?? null, filters.updatedSince ?? null])
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16)
 }

@@ -1,7 +1,7 @@
 export { startProjector, type Projector, type ProjectorOptions, type ProjectorStatus, type ProjectorState, type ProjectorLogger } from './start-projector.js'
 export { storeEventSource, type EventSource } from './event-source.js'
 export { OrdersProjectionDb, ORDERS_PROJECTION, type BatchOutcome } from './projection-db.js'
-export { ReadModel, type OrderFilter } from './read-model.js'
+export { ReadModel, type ListFilters, type OrderFilter } from './read-model.js'
 export { evolveOrderRow, type OrderRow, type OrderStatus, type ProjectedEvent } from './order-row.js'
 export { rebuildReadModel, type RebuildOptions, type RebuildProgress, type RebuildResult } from './rebuild.js'
 export { verifyOrders, type VerifyOptions, type VerifyReport, type BrokenChain, type RowMismatch } from './verify.js'

@@ -1,4 +1,5 @@
 import type { ImageRef } from '@waybill/domain'
+import { timestampKey } from './timestamp-key.js'
 
 /** Read-model lifecycle: the two wire statuses plus the two locked ends. */
 export type OrderStatus = 'pending' | 'in_progress' | 'completed' | 'canceled'
@@ -20,8 +21,8 @@ export interface OrderRow {
   readonly created_at: string
   /** event_date of the stream's last event (events may be dated out of order; this is stream order). */
   readonly updated_at: string
-  /** updated_at as epoch milliseconds, so `updated_since` compares numbers, not ISO texts of unequal precision. */
-  readonly updated_at_ms: number
+  /** updated_at as fixed-width text (`timestampKey`), so `updated_since` compares exactly, to the nanosecond. */
+  readonly updated_at_key: string
   readonly last_event_type: string
   /** received_at of the stream's last event. */
   readonly received_at: string | null
@@ -107,7 +108,7 @@ function rowAfter(
     account, order_id: orderId, customer, location, status, address, delivery_date: deliveryDate,
     recipient, reason, pod, signature, created_at: createdAt,
     updated_at: eventDate,
-    updated_at_ms: Date.parse(eventDate),
+    updated_at_key: timestampKey(eventDate),
     last_event_type: event.type,
     received_at: typeof receivedAt === 'string' ? receivedAt : null,
     revision: event.revision,

@@ -52,7 +52,13 @@ export class OrdersProjectionDb {
       this.db.pragma('synchronous = NORMAL')
       this.db.pragma('busy_timeout = 5000')
     }
-    createSchema(this.db, options.bulk !== true)
+    try {
+      createSchema(this.db, options.bulk !== true)
+    } catch (error) {
+      // The projector retries a refused file (newer schema) with back-off: no handle per try.
+      this.db.close()
+      throw error
+    }
     this.selectRow = this.db.prepare('SELECT * FROM orders WHERE account = ? AND order_id = ?')
     this.upsertRow = this.db.prepare(
       `INSERT OR REPLACE INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')})`,

@@ -48,15 +48,15 @@ export const ListQuery = Type.Object({
   location: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   updated_since: Type.Optional(Type.String({
     pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$',
-    description: 'UTC timestamp; orders whose latest event is dated at or after it',
+    description: 'A real UTC time, 0-9 fraction digits; orders whose latest event is dated at or after it (exact to the nanosecond)',
   })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'next_cursor of the previous page' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'next_cursor of the previous page, with the same filters (limit may change)' })),
 })
 
 export const OrderListSchema = Type.Object({
   orders: Type.Array(OrderSchema),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page, with the same filters; null on the last' }),
 })
 
 export const HistorySchema = Type.Object({

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import type { Static } from 'typebox'
-import { streamNameFor, WaybillError } from '@waybill/domain'
+import { isRealUtcTime, streamNameFor, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { orderView } from './order-view.js'
-import type { ReadModel } from './read-model.js'
+import type { ListFilters, ReadModel } from './read-model.js'
+import { timestampKey } from './timestamp-key.js'
 import {
   HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema, ProblemSchema,
 } from './read-api-schemas.js'
@@ -83,17 +84,20 @@ export async function readApi(app: FastifyInstance, options: ReadApiOptions): Pr
     }
     const query = request.query
     const limit = query.limit ?? 50
-    const rows = readModel.listOrders(account, {
-      limit: limit + 1,
+    const filters: ListFilters = {
       ...(query.status !== undefined ? { status: query.status } : {}),
       ...(query.customer !== undefined ? { customer: query.customer } : {}),
       ...(query.location !== undefined ? { location: query.location } : {}),
-      ...(query.updated_since !== undefined ? { updatedSinceMs: sinceOf(query.updated_since) } : {}),
-      ...(query.cursor !== undefined ? { afterOrderId: decodeCursor(query.cursor) } : {}),
+      ...(query.updated_since !== undefined ? { updatedSince: sinceOf(query.updated_since) } : {}),
+    }
+    const rows = readModel.listOrders(account, {
+      ...filters,
+      limit: limit + 1,
+      ...(query.cursor !== undefined ? { afterOrderId: decodeCursor(query.cursor, filters) } : {}),
     })
     const page = rows.slice(0, limit)
     const last = page.at(-1)
-    return { orders: page.map(orderView), next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last.order_id) : null }
+    return { orders: page.map(orderView), next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last.order_id, filters) : null }
   })
 
   app.get<{ Params: Static<typeof OrderParams> }>('/v1/orders/:order_id/events', {
@@ -144,8 +148,11 @@ function documented(summary: string, schema: FastifySchema): FastifySchema {
   return { ...schema, summary, tags: ['orders'], security: [{ apiKey: [] }] } as FastifySchema
 }
 
-function sinceOf(text: string): number {
-  const ms = Date.parse(text)
-  if (Number.isNaN(ms)) throw new WaybillError('bad_request', 'updated_since: not a real UTC time')
-  return ms
+/**
+ * updated_since as the read model's `updated_at_key`. The domain's own check, not Date.parse,
+ * which rolls an impossible date over (February 30 to March 2) and keeps whole milliseconds only.
+ */
+function sinceOf(text: string): string {
+  if (!isRealUtcTime(text)) throw new WaybillError('bad_request', 'updated_since: not a real UTC time')
+  return timestampKey(text)
 }

@@ -5,12 +5,16 @@ import { currentGeneration, generationMarker } from './generation.js'
 import { fromRecord, type OrderRecord } from './row-codec.js'
 import { createSchema } from './schema.js'
 
-export interface OrderFilter {
+/** The filters of the list, which select the orders; a cursor is bound to them. */
+export interface ListFilters {
   readonly status?: OrderStatus
   readonly customer?: string
   readonly location?: string
-  /** Epoch milliseconds; orders whose last event is dated at or after it. */
-  readonly updatedSinceMs?: number
+  /** A `timestampKey`; orders whose last event is dated at or after it. */
+  readonly updatedSince?: string
+}
+
+export interface OrderFilter extends ListFilters {
   /** Return orders whose order_id sorts after this one (the keyset cursor). */
   readonly afterOrderId?: string
   readonly limit: number
@@ -53,7 +57,7 @@ export class ReadModel {
     add('status = ?', filter.status)
     add('customer = ?', filter.customer)
     add('location = ?', filter.location)
-    add('updated_at_ms >= ?', filter.updatedSinceMs)
+    add('updated_at_key >= ?', filter.updatedSince)
     add('order_id > ?', filter.afterOrderId)
     const sql = `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY order_id LIMIT ?`
     const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
@@ -100,8 +104,15 @@ export class ReadModel {
     const next = new Sqlite(generation.path)
     next.pragma('journal_mode = WAL')
     next.pragma('busy_timeout = 5000')
-    // A server may start before its projector has made the file: give it the empty tables.
-    createSchema(next)
+    try {
+      // A server may start before its projector has made the file: give it the empty tables.
+      // An older file is migrated here if the projector has not done it yet.
+      createSchema(next)
+    } catch (error) {
+      // A refused file (newer schema) is asked about again on the next query: no handle per try.
+      next.close()
+      throw error
+    }
     const previous = this.db
     this.db = next
     this.statements = new Map()

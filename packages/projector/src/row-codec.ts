@@ -20,7 +20,7 @@ export interface OrderRecord {
   signature_bytes: number | null
   created_at: string
   updated_at: string
-  updated_at_ms: number
+  updated_at_key: string
   last_event_type: string
   received_at: string | null
   revision: number
@@ -31,7 +31,7 @@ export interface OrderRecord {
 export const ORDER_COLUMNS = [
   'account', 'order_id', 'customer', 'location', 'status', 'address', 'delivery_date', 'recipient', 'reason',
   'pod_sha256', 'pod_media_type', 'pod_bytes', 'signature_sha256', 'signature_media_type', 'signature_bytes',
-  'created_at', 'updated_at', 'updated_at_ms', 'last_event_type', 'received_at', 'revision', 'event_count', 'position',
+  'created_at', 'updated_at', 'updated_at_key', 'last_event_type', 'received_at', 'revision', 'event_count', 'position',
 ] as const
 
 /** The row as values in ORDER_COLUMNS order, for a positional INSERT (no intermediate object). */
@@ -41,7 +41,7 @@ export function toColumns(row: OrderRow): unknown[] {
     row.account, row.order_id, row.customer, row.location, row.status, row.address, row.delivery_date, row.recipient, row.reason,
     pod?.sha256 ?? null, pod?.media_type ?? null, pod?.bytes ?? null,
     signature?.sha256 ?? null, signature?.media_type ?? null, signature?.bytes ?? null,
-    row.created_at, row.updated_at, row.updated_at_ms, row.last_event_type, row.received_at, row.revision, row.event_count, row.position,
+    row.created_at, row.updated_at, row.updated_at_key, row.last_event_type, row.received_at, row.revision, row.event_count, row.position,
   ]
 }
 

@@ -1,9 +1,14 @@
 import type { Database } from 'better-sqlite3'
+import { ORDER_COLUMNS } from './row-codec.js'
+import { timestampKey } from './timestamp-key.js'
 
-/** Bumped when the table layout changes; a read model of another version is rebuilt, not migrated. */
-export const READ_MODEL_SCHEMA_VERSION = 1
+/**
+ * Bumped when the table layout changes, with a step in `migrateFrom` that brings a file of the
+ * previous version up to it. Version 2: `updated_at_key` (exact, text) for `updated_at_ms`.
+ */
+export const READ_MODEL_SCHEMA_VERSION = 2
 
-const TABLES = `
+const ORDERS_TABLE = `
 CREATE TABLE IF NOT EXISTS orders (
   account TEXT NOT NULL,
   order_id TEXT NOT NULL,
@@ -18,7 +23,7 @@ CREATE TABLE IF NOT EXISTS orders (
   signature_sha256 TEXT, signature_media_type TEXT, signature_bytes INTEGER,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  updated_at_ms INTEGER NOT NULL,
+  updated_at_key TEXT NOT NULL,
   last_event_type TEXT NOT NULL,
   received_at TEXT,
   revision INTEGER NOT NULL,
@@ -26,6 +31,9 @@ CREATE TABLE IF NOT EXISTS orders (
   position TEXT NOT NULL,
   PRIMARY KEY (account, order_id)
 ) WITHOUT ROWID;
+`
+
+const OTHER_TABLES = `
 CREATE TABLE IF NOT EXISTS checkpoints (
   projection TEXT PRIMARY KEY,
   commit_position TEXT NOT NULL,
@@ -40,19 +48,76 @@ const INDEXES = `
 CREATE INDEX IF NOT EXISTS orders_by_status ON orders (account, status, order_id);
 CREATE INDEX IF NOT EXISTS orders_by_customer ON orders (account, customer, order_id);
 CREATE INDEX IF NOT EXISTS orders_by_location ON orders (account, location, order_id);
-CREATE INDEX IF NOT EXISTS orders_by_updated ON orders (account, updated_at_ms);
+CREATE INDEX IF NOT EXISTS orders_by_updated ON orders (account, updated_at_key);
 `
 
 /**
- * Creates the tables, and the indexes unless `withIndexes` is false: a rebuild loads first and
- * indexes once at the end, which is several times faster than maintaining them row by row.
+ * Creates the tables, or brings an older file's up to this version, and the indexes unless
+ * `withIndexes` is false: a rebuild loads first and indexes once at the end, which is several
+ * times faster than maintaining them row by row. A file from a newer version is refused: this
+ * code would misread it.
  */
 export function createSchema(db: Database, withIndexes = true): void {
-  db.exec(TABLES)
-  db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(READ_MODEL_SCHEMA_VERSION))
+  // Readers open the model too: in the usual case (current version) this is one read, no lock.
+  if (storedVersion(db) !== READ_MODEL_SCHEMA_VERSION) {
+    // IMMEDIATE, and the version read again under the lock: a projector and a reader meeting
+    // the same old file at once wait for each other, and only the first one migrates it.
+    db.transaction(() => {
+      const version = storedVersion(db)
+      if (version !== null && version > READ_MODEL_SCHEMA_VERSION) {
+        throw new Error(`read model ${db.name} has schema version ${version}, newer than this Waybill's ${READ_MODEL_SCHEMA_VERSION}: upgrade Waybill or run \`waybill rebuild\``)
+      }
+      db.exec(OTHER_TABLES)
+      if (version === null) db.exec(ORDERS_TABLE)
+      else if (version < READ_MODEL_SCHEMA_VERSION) migrateFrom(db, version)
+      db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(READ_MODEL_SCHEMA_VERSION))
+    }).immediate()
+  }
   if (withIndexes) createIndexes(db)
 }
 
 export function createIndexes(db: Database): void {
   db.exec(INDEXES)
+}
+
+/** The file's version; null for a new file (no orders table yet). */
+function storedVersion(db: Database): number | null {
+  const tables = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((t) => t.name))
+  if (!tables.has('orders')) return null
+  const row = tables.has('meta')
+    ? db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined
+    : undefined
+  // Version 1 wrote its tables and then its version row in two statements, so a crash between
+  // them left a version-1 file without the row. Later versions write both in one transaction.
+  if (row === undefined) return 1
+  const version = Number(row.value)
+  if (!Number.isSafeInteger(version) || version < 1) throw new Error(`read model ${db.name} has schema version "${row.value}", which no Waybill wrote`)
+  return version
+}
+
+/**
+ * Brings a read model of version `from` up to the current one, inside the caller's transaction.
+ * A migration, not a rebuild from the log: every value the new layout needs is already in the
+ * file, so the model keeps answering (and keeps its checkpoint) across an upgrade.
+ */
+function migrateFrom(db: Database, from: number): void {
+  if (from <= 1) toVersion2(db)
+}
+
+/**
+ * Version 2 filters `updated_since` on `updated_at_key` (exact to the nanosecond) instead of
+ * `updated_at_ms`. `updated_at` holds the event date as sent, so the key is derived from it
+ * exactly as the projection derives it. The table is copied into the current DDL rather than
+ * altered column by column, so a migrated file has the very layout of a new one.
+ */
+function toVersion2(db: Database): void {
+  db.function('waybill_timestamp_key', { deterministic: true }, (text: unknown) => timestampKey(String(text)))
+  db.exec('ALTER TABLE orders RENAME TO orders_version_1')
+  db.exec(ORDERS_TABLE)
+  const columns = ORDER_COLUMNS.join(', ')
+  const values = ORDER_COLUMNS.map((name) => name === 'updated_at_key' ? 'waybill_timestamp_key(updated_at)' : name).join(', ')
+  db.exec(`INSERT INTO orders (${columns}) SELECT ${values} FROM orders_version_1 ORDER BY account, order_id`)
+  // Dropping the old table drops its indexes (orders_by_updated among them); make the new ones.
+  db.exec('DROP TABLE orders_version_1')
+  createIndexes(db)
 }

@@ -2,6 +2,7 @@ import { canonicalJson, evolve, orderDecider, parseOrderStreamName, type Existin
 import { verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
 import type { OrderRow } from './order-row.js'
 import type { ReadModel } from './read-model.js'
+import { timestampKey } from './timestamp-key.js'
 
 const KNOWN_TYPES = new Set(['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
 
@@ -129,6 +130,8 @@ function stateFields(state: ExistingOrder, last: RecordedEvent | undefined): Rec
     signature: state.signature ?? null,
     created_at: state.created_date,
     updated_at: state.last_event_date,
+    // The list filters on the key, not on updated_at: a wrong key (a bad migration) lists wrongly.
+    updated_at_key: timestampKey(state.last_event_date),
     revision: last?.revision ?? null,
     position: last?.position.commit.toString() ?? null,
   }
@@ -139,7 +142,7 @@ function comparable(row: OrderRow): Record<string, unknown> {
     customer: row.customer, location: row.location, status: row.status, address: row.address,
     delivery_date: row.delivery_date, recipient: row.recipient, reason: row.reason,
     pod: row.pod, signature: row.signature, created_at: row.created_at, updated_at: row.updated_at,
-    revision: row.revision, position: row.position, event_count: row.event_count,
+    updated_at_key: row.updated_at_key, revision: row.revision, position: row.position, event_count: row.event_count,
   }
 }
 

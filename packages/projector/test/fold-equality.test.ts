@@ -50,7 +50,7 @@ t.test('verify notices a read-model row that differs from the fold', async (t) =
   const victim = [...readModel.allOrders()][0]!
   const db = new Sqlite(readModel.path)
   db.prepare("UPDATE orders SET address = 'tampered' WHERE account = ? AND order_id = ?").run(victim.account, victim.order_id)
-  db.prepare("INSERT INTO orders SELECT account, 'ghost', customer, location, status, address, delivery_date, recipient, reason, pod_sha256, pod_media_type, pod_bytes, signature_sha256, signature_media_type, signature_bytes, created_at, updated_at, updated_at_ms, last_event_type, received_at, revision, event_count, position FROM orders WHERE account = ? AND order_id = ?").run(victim.account, victim.order_id)
+  db.prepare("INSERT INTO orders SELECT account, 'ghost', customer, location, status, address, delivery_date, recipient, reason, pod_sha256, pod_media_type, pod_bytes, signature_sha256, signature_media_type, signature_bytes, created_at, updated_at, updated_at_key, last_event_type, received_at, revision, event_count, position FROM orders WHERE account = ? AND order_id = ?").run(victim.account, victim.order_id)
   db.close()
   const report = await verifyOrders({ store, readModel })
   t.notOk(report.ok)

@@ -7,7 +7,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 
 /** The connection string with any password replaced, fit for error messages and logs. */
 export function redactConnectionString(connectionString: string): string {
-  return connectionString.replace(/\/\/([^:@/]+):([^@/]*)@/, '//$1:***@')
+  // The password runs to the LAST '@' (it may hold '@' or '/' itself); host names cannot.
+  return connectionString.replace(/^([a-z+]+:\/\/[^:@/]+):.*@(?=[^@]*$)/i, '$1:***@')
 }
 
 /**
