@@ -84,17 +84,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     }
   }
 
+  const httpsPort = port('WAYBILL_HTTPS_PORT', 8443) as number
+  const httpPort = port('WAYBILL_HTTP_PORT', 8080) as number
+  const metricsPort = port('WAYBILL_METRICS_PORT', null)
+  // Port 0 (any free port, for tests) may repeat; a fixed port cannot serve two listeners.
+  if (httpPort !== 0 && httpPort === httpsPort) {
+    throw new ConfigError('WAYBILL_HTTP_PORT', `must differ from WAYBILL_HTTPS_PORT (both ${httpPort})`)
+  }
+  if (metricsPort !== null && metricsPort !== 0 && (metricsPort === httpsPort || metricsPort === httpPort)) {
+    throw new ConfigError('WAYBILL_METRICS_PORT', `must differ from WAYBILL_HTTPS_PORT and WAYBILL_HTTP_PORT (${metricsPort})`)
+  }
+
   return {
     dataDir: resolve(text('WAYBILL_DATA_DIR') ?? './data'),
-    httpsPort: port('WAYBILL_HTTPS_PORT', 8443) as number,
-    httpPort: port('WAYBILL_HTTP_PORT', 8080) as number,
+    httpsPort,
+    httpPort,
     host: text('WAYBILL_HOST') ?? '127.0.0.1',
     tls: certPath !== undefined && keyPath !== undefined ? { certPath: resolve(certPath), keyPath: resolve(keyPath) } : null,
     trustProxy,
     store,
     eventstoreConnectionString: connection,
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
-    metricsPort: port('WAYBILL_METRICS_PORT', null),
+    metricsPort,
     rateLimit: { max: positive('WAYBILL_RATE_LIMIT', 1000), windowMs: positive('WAYBILL_RATE_LIMIT_WINDOW_MS', 1000) },
   }
 }

@@ -5,7 +5,7 @@ import type { CliCommand } from './command.js'
  * Each command is loaded only when asked for, so `waybill keys list` does not pay for
  * Fastify and the projector.
  */
-const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
+const COMMANDS = {
   serve: () => import('./commands/serve.js'),
   keys: () => import('./commands/keys.js'),
   replay: () => import('./commands/replay.js'),
@@ -13,6 +13,17 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   verify: () => import('./commands/verify.js'),
   projector: () => import('./commands/projector.js'),
   bench: () => import('./commands/bench.js'),
+} satisfies Record<string, () => Promise<{ command: CliCommand }>>
+
+/** One line each for `waybill --help`; kept here so the help does not load every command. */
+const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
+  serve: 'run the HTTPS ingress, the read API and (unless --no-projector) the projector',
+  keys: 'create, list, rotate and revoke API keys',
+  replay: "print an order's events, its state after each, and check its hash chain",
+  rebuild: 'rebuild the orders read model into a new file and swap to it',
+  verify: 'check the log, every hash chain, and that the read model matches the log',
+  projector: 'run the read-model projector as its own process',
+  bench: 'throughput benchmark of the service against a ceiling server',
 }
 
 function usage(): string {
@@ -20,7 +31,7 @@ function usage(): string {
     'Usage: waybill <command> [options]',
     '',
     'Commands:',
-    ...Object.keys(COMMANDS).map((name) => `  ${name}`),
+    ...Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(10)} ${summary}`),
     '',
     'Run `waybill <command> --help` for the options of one command.',
     'Configuration comes from the environment (WAYBILL_DATA_DIR, WAYBILL_STORE, …); see README.md.',
@@ -29,11 +40,12 @@ function usage(): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv
+  if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) return main([rest[0], '--help'])
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${usage()}\n`)
     return name === undefined ? 2 : 0
   }
-  const load = COMMANDS[name]
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name as keyof typeof COMMANDS] : undefined
   if (load === undefined) {
     process.stderr.write(`waybill: unknown command "${name}"\n\n${usage()}\n`)
     return 2

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -62,6 +63,30 @@ t.test('a bad configuration value stops the start and names the variable', async
     const result = await runWaybill(['serve'], { WAYBILL_DATA_DIR: dir, [name as string]: value as string })
     t.not(result.code, 0, `${name}=${value} fails`)
     t.match(result.stderr, new RegExp(name as string), `the message names ${name}`)
+  }
+})
+
+t.test('values that only fail when tried (files, ports, host, data dir) also stop the start naming the variable', async (t) => {
+  const dir = await dataDir(t)
+  await writeFile(join(dir, 'garbage.pem'), 'not a certificate\n')
+  await writeFile(join(dir, 'a-file'), '')
+  const base = { WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0' }
+  const busy = createServer()
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => busy.close())
+  const busyPort = String((busy.address() as AddressInfo).port)
+  for (const [env, pattern] of [
+    [{ WAYBILL_TLS_CERT: join(dir, 'missing.pem'), WAYBILL_TLS_KEY: join(dir, 'missing.pem') }, /WAYBILL_TLS_CERT: cannot read .*missing\.pem: ENOENT/],
+    [{ WAYBILL_TLS_CERT: join(dir, 'garbage.pem'), WAYBILL_TLS_KEY: join(dir, 'garbage.pem') }, /WAYBILL_TLS_CERT: .*not a usable PEM certificate/],
+    [{ WAYBILL_HTTPS_PORT: '39999', WAYBILL_HTTP_PORT: '39999' }, /WAYBILL_HTTP_PORT: must differ from WAYBILL_HTTPS_PORT/],
+    [{ WAYBILL_HTTPS_PORT: busyPort }, new RegExp(`WAYBILL_HTTPS_PORT: port ${busyPort} on 127.0.0.1 is already in use`)],
+    [{ WAYBILL_HTTP_PORT: busyPort }, new RegExp(`WAYBILL_HTTP_PORT: port ${busyPort} on 127.0.0.1 is already in use`)],
+    [{ WAYBILL_HOST: 'no-such-host.invalid' }, /WAYBILL_HOST: cannot listen on "no-such-host.invalid"/],
+    [{ WAYBILL_DATA_DIR: join(dir, 'a-file') }, /WAYBILL_DATA_DIR: .*a-file cannot be used as the data directory/],
+  ] as const) {
+    const result = await runWaybill(['serve'], { WAYBILL_DATA_DIR: join(dir, 'data'), ...base, ...env })
+    t.equal(result.code, 1, JSON.stringify(env))
+    t.match(result.stderr, pattern, JSON.stringify(env))
   }
 })
 

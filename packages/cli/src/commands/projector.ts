@@ -13,7 +13,8 @@ transaction, follows new events, retries with back-off while the store is away. 
 line (checkpoint, head, lag) every --status-every seconds (default 10). SIGINT/SIGTERM stop it
 after the batch in flight.
 
-  --batch-size <n>  events per transaction (default 1000)`
+  --batch-size <n>        events per transaction (default 1000)
+  --status-every <secs>   seconds between status lines (default 10)`
 
 export const command: CliCommand = {
   name: 'projector',

@@ -4,6 +4,7 @@ import { ReadModel, readApi, startProjector, type Projector } from '@waybill/pro
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
+import { explainStartError } from '../start-errors.js'
 
 const HELP = `Usage: waybill serve [--no-projector]
 
@@ -30,7 +31,7 @@ export const command: CliCommand = {
       return 2
     }
     const config = loadConfig()
-    const opened = await openStore(config)
+    const opened = await openStore(config).catch((error: unknown) => { throw explainStartError(error, config) })
     const readModel = new ReadModel(config.dataDir)
     // /metrics reports the projector's lag once it runs (it starts after the server).
     let projectorLag: () => number = () => 0
@@ -58,7 +59,7 @@ export const command: CliCommand = {
     } catch (error) {
       readModel.close()
       await opened.close()
-      throw error
+      throw explainStartError(error, config)
     }
     const projector: Projector | null = withProjector
       ? startProjector({ store: opened.store, dataDir: config.dataDir, logger: server.app.log })
