@@ -11,7 +11,7 @@ export const ERROR_CATALOGUE = {
   no_body: { status: 400, title: 'The request body is empty' },
   unknown_event: { status: 400, title: 'The event is missing or not one of the four known events' },
   bad_request: { status: 400, title: 'The request is malformed' },
-  not_found: { status: 404, title: 'No such order' },
+  not_found: { status: 404, title: 'No such order, route or resource' },
   locked: { status: 409, title: 'The order is completed or canceled and can no longer be modified' },
   conflict: { status: 409, title: 'An order with this order_id already exists' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
