@@ -21,6 +21,10 @@ export class BatchCommitter {
   readonly #byId: Database.Statement<[string], PlaceRow>
   readonly #range: Database.Statement<[string, number, number], IdRow>
   readonly #insert: Database.Statement<unknown[]>
+  // Prepared once: exec() would parse these texts again for every append of every batch.
+  readonly #savepoint: Database.Statement<[]>
+  readonly #release: Database.Statement<[]>
+  readonly #rollbackTo: Database.Statement<[]>
 
   constructor(db: Database.Database) {
     this.#db = db
@@ -31,6 +35,9 @@ export class BatchCommitter {
     this.#insert = db.prepare(`INSERT INTO events
       (stream, category, revision, event_id, type, data, metadata, hash, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    this.#savepoint = db.prepare('SAVEPOINT append')
+    this.#release = db.prepare('RELEASE append')
+    this.#rollbackTo = db.prepare('ROLLBACK TO append')
   }
 
   /** One outcome per request, in order. Nothing in it is `ok` unless the transaction committed. */
@@ -54,15 +61,15 @@ export class BatchCommitter {
   }
 
   #appendInSavepoint(request: AppendRequest, now: number): AppendOutcome {
-    this.#db.exec('SAVEPOINT append')
+    this.#savepoint.run()
     try {
       const outcome = this.#append(request, now)
-      this.#db.exec('RELEASE append')
+      this.#release.run()
       return outcome
     } catch (error) {
       if (isStorageFailure(error)) throw error
-      this.#db.exec('ROLLBACK TO append')
-      this.#db.exec('RELEASE append')
+      this.#rollbackTo.run()
+      this.#release.run()
       return failed(error)
     }
   }
