@@ -40,6 +40,5 @@ t.test('with the worker writer, WAL frames reach the database file while appends
   const deadline = Date.now() + 10_000
   while (statSync(path).size < 5_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
   t.ok(statSync(path).size >= 5_000_000, `database file ${statSync(path).size} bytes while open: the WAL was checkpointed into it`)
-  t.ok(statSync(`${path}-wal`).size < 40_000_000, 'the WAL stays below the backstop')
   t.equal((await store.readAll({ maxCount: 5000 })).length, 3000, 'every event readable')
 })

@@ -6,7 +6,8 @@ import type { EventStore } from '@waybill/event-store'
 import type { BlobStore } from './http/images.js'
 import { revokeExposedKey } from './keys/key-exposure.js'
 import { KeyRing } from './keys/key-ring.js'
-import auth, { isSecure, refuseInsecure } from './plugins/auth.js'
+import auth, { refuseInsecure } from './plugins/auth.js'
+import { transportCheck } from './http/transport.js'
 import bodyParsers from './plugins/body-parsers.js'
 import docs from './plugins/docs.js'
 import errorHandler, { sendProblem } from './plugins/error-handler.js'
@@ -49,6 +50,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** The Waybill HTTP app. It never listens; `startServer` (or a test's `inject`) drives it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const isSecure = transportCheck(options.trustProxy ?? [])
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -69,11 +71,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
-    // A path Fastify cannot decode (bad percent-encoding) is refused before any hook runs; it
-    // still gets a problem body, and over plain HTTP still revokes the key it exposed.
+    // A path Fastify cannot decode (bad percent-encoding, a parameter past maxParamLength) is
+    // refused before any hook runs; it still gets a problem body (400 bad_request), and over
+    // plain HTTP it is still insecure_connection and still revokes the key it exposed.
     frameworkErrors: (error, request, reply) => {
-      if (isSecure(request)) return sendProblem(error, request, reply)
-      refuseInsecure(request, onKeyExposed).catch((refusal: unknown) => sendProblem(refusal, request, reply))
+      if (isSecure(request.raw)) return sendProblem(error, request, reply)
+      refuseInsecure(request, onKeyExposed)
+        .catch((refusal: unknown) => sendProblem(refusal, request, reply))
+        .catch((failure: unknown) => request.log.error({ err: failure }, 'could not answer a refused request'))
     },
     ...(options.serverFactory !== undefined ? { serverFactory: options.serverFactory } : {}),
   })
@@ -94,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(auth, {
     keys,
     isDraining: options.isDraining ?? (() => false),
+    isSecure,
     onKeyExposed,
   })
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })

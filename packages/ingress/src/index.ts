@@ -4,7 +4,7 @@ export { requireScope, requirePrincipal, API_KEY_HEADER } from './plugins/auth.j
 export type { RateLimitOptions } from './plugins/rate-limit.js'
 export type { BlobStore } from './http/images.js'
 export { SCOPES, SANDBOX_ACCOUNT, ACCOUNT_PATTERN, isScope, type Scope, type Principal } from './keys/scopes.js'
-export { KeyRing, KeyRingError, type IssuedKey, type IssueKeyInput } from './keys/key-ring.js'
+export { issueProblem, KeyRing, KeyRingError, type IssuedKey, type IssueKeyInput } from './keys/key-ring.js'
 export type { KeyRecord, KeyState } from './keys/key-events.js'
 export { generateApiKey, parseApiKey, hashApiKey, KEY_ID_PATTERN } from './keys/api-key.js'
 export { testKeyPath, replacementKeyPath, readSecretFile, writeSecretFile } from './keys/key-files.js'

@@ -125,6 +125,22 @@ t.test('the plain-HTTP listener refuses even when a trusted proxy header claims 
   t.equal((await keys.get(issued.record.keyId))?.state, 'rotated', 'and the key it carried is revoked')
 })
 
+t.test('through a trusted proxy, X-Forwarded-Proto: http revokes the key on an undecodable path too', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-proxy-'))
+  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
+  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
+  const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: ['127.0.0.1'], logLevel: 'silent' }, { store, blobs })
+  const agent = new Agent({ connect: { ca: await readFile(server.certPath, 'utf8') } })
+  t.teardown(async () => { await server.close(); await store.close(); await agent.close(); await rm(dataDir, { recursive: true, force: true }) })
+  const keys = new KeyRing(store)
+  const issued = await keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  const r = await request(`${server.httpsUrl}/v1/orders/%ZZ`, {
+    headers: { 'service-api-key': issued.key, 'x-forwarded-proto': 'http' }, dispatcher: agent,
+  })
+  t.equal((await r.body.json() as { code?: string }).code, 'insecure_connection')
+  t.equal((await keys.get(issued.record.keyId))?.state, 'rotated')
+})
+
 t.test('a path with bad percent-encoding gets a problem body; over plain HTTP it still revokes the key', async (t) => {
   const s = await startTestServer(t)
   const bad = await s.send('GET', '/v1/orders/%ZZ')

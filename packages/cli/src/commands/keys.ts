@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import {
-  ACCOUNT_PATTERN, isScope, KeyRing, KeyRingError, replacementKeyPath, SANDBOX_ACCOUNT, SCOPES, type KeyRecord, type Scope,
+  isScope, issueProblem, KeyRing, KeyRingError, replacementKeyPath, SANDBOX_ACCOUNT, SCOPES, type KeyRecord, type Scope,
 } from '@waybill/ingress'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
@@ -81,10 +81,10 @@ function parseCreate(args: readonly string[]): Action {
   const test = values['test'] === true
   const account = typeof values['account'] === 'string' ? values['account'] : (test ? SANDBOX_ACCOUNT : undefined)
   if (account === undefined) throw new UsageError('--account is required')
-  if (!ACCOUNT_PATTERN.test(account)) throw new UsageError(`account "${account}" must match [a-z0-9_]+ (at most 64 characters)`)
-  if (test && account !== SANDBOX_ACCOUNT) throw new UsageError(`--test keys belong to the ${SANDBOX_ACCOUNT} account only`)
   if (typeof values['scopes'] !== 'string') throw new UsageError('--scopes is required')
   const scopes = parseScopes(values['scopes'])
+  const problem = issueProblem({ account, scopes, test })
+  if (problem !== null) throw new UsageError(problem)
   return async (keys) => {
     const issued = await keys.issue({ account, scopes, test })
     process.stdout.write(`${issued.key}\n`)

@@ -14,10 +14,12 @@ export class BackgroundCheckpointer {
   /** The writer's own auto-checkpoint threshold while this thread runs (pages, ~40 MB). */
   static readonly BACKSTOP_PAGES = 10_000
 
+  readonly #worker: Worker
   readonly #port: MessagePort
   readonly #exited: Promise<void>
 
   private constructor(worker: Worker, port: MessagePort) {
+    this.#worker = worker
     this.#port = port
     this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()))
   }
@@ -27,14 +29,20 @@ export class BackgroundCheckpointer {
     const worker = new Worker(WORKER_URL, {
       workerData: { config: { path, busyTimeoutMs, intervalMs }, port: port2 }, transferList: [port2],
     })
-    // Its death costs latency, never data: the writer's backstop checkpoint takes over.
-    worker.on('error', () => {})
+    // Its death costs latency, never data: the writer's backstop checkpoint takes over. Said on
+    // stderr as a process warning, since this package has no logger of its own.
+    worker.on('error', (error) => {
+      process.emitWarning(`WAL checkpoint thread stopped (${error.message}); the writer checkpoints by itself from now on`, 'WaybillWarning')
+    })
     worker.unref()
     return new BackgroundCheckpointer(worker, port1)
   }
 
   /** Stops checkpointing and closes the thread's connection. */
   async stop(): Promise<void> {
+    // Held from here on: a process whose only other handle is gone must still see the thread
+    // close its connection before it ends (unref'd, the wait itself would not keep it alive).
+    this.#worker.ref()
     this.#port.postMessage('stop')
     this.#port.close()
     await this.#exited

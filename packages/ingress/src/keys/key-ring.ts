@@ -28,6 +28,14 @@ export class KeyRingError extends Error {
   }
 }
 
+/** Why a key cannot be issued as asked (the operator's mistake), or null when it can. */
+export function issueProblem(input: Pick<IssueKeyInput, 'account' | 'scopes' | 'test'>): string | null {
+  if (!ACCOUNT_PATTERN.test(input.account)) return `account "${input.account}" must match [a-z0-9_]+ (at most 64 characters)`
+  if (input.test === true && input.account !== SANDBOX_ACCOUNT) return `test keys belong to the ${SANDBOX_ACCOUNT} account only`
+  if (input.scopes.length === 0) return 'a key needs at least one scope'
+  return null
+}
+
 /**
  * The key lifecycle as events in the event store, one stream per key (`apikey-<id>`), so every
  * ingress instance sees a revocation the moment it is appended. Nothing is cached: DESIGN.md §6
@@ -38,13 +46,8 @@ export class KeyRing {
 
   async issue(input: IssueKeyInput): Promise<IssuedKey> {
     const test = input.test ?? false
-    if (!ACCOUNT_PATTERN.test(input.account)) {
-      throw new KeyRingError(`account "${input.account}" must match [a-z0-9_]+ (at most 64 characters)`)
-    }
-    if (test && input.account !== SANDBOX_ACCOUNT) {
-      throw new KeyRingError(`test keys belong to the ${SANDBOX_ACCOUNT} account only`)
-    }
-    if (input.scopes.length === 0) throw new KeyRingError('a key needs at least one scope')
+    const problem = issueProblem(input)
+    if (problem !== null) throw new KeyRingError(problem)
     const fresh = generateApiKey(test)
     const data: KeyIssuedData = {
       key_id: fresh.keyId, account: input.account, scopes: [...new Set(input.scopes)], hash: fresh.hash, test,

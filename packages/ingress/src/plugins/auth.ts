@@ -1,8 +1,9 @@
-import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
+import { parseApiKey } from '../keys/api-key.js'
 import type { KeyRing } from '../keys/key-ring.js'
+import type { TransportCheck } from '../http/transport.js'
 import type { Principal, Scope } from '../keys/scopes.js'
 
 declare module 'fastify' {
@@ -24,6 +25,8 @@ export interface AuthOptions {
   readonly onKeyExposed: (presented: string, request: FastifyRequest) => Promise<void>
   /** True while the server drains for shutdown: new requests get a retryable 503. */
   readonly isDraining: () => boolean
+  /** Whether the request came over TLS end to end (see transportCheck). */
+  readonly isSecure: TransportCheck
 }
 
 /**
@@ -38,7 +41,7 @@ async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
       throw new WaybillError('server_error', 'The server is shutting down; retry',
         { status: 503, headers: { 'retry-after': '1', connection: 'close' } })
     }
-    if (!isSecure(request)) await refuseInsecure(request, options.onKeyExposed)
+    if (!options.isSecure(request.raw)) await refuseInsecure(request, options.onKeyExposed)
     if (request.is404 || request.routeOptions.config.public === true) return
     const presented = headerValue(request)
     if (presented === null) throw new WaybillError('api_key_missing', 'Send the API key in the Service-Api-Key header')
@@ -49,32 +52,31 @@ async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
 }
 
 /**
- * Whether the request came over TLS end to end, as far as we can know: on our TLS socket, and,
- * when a trusted proxy (WAYBILL_TRUST_PROXY) forwarded it, with its X-Forwarded-Proto saying https
- * (request.protocol believes that header from those addresses only). The plain-HTTP listener is
- * never secure, whatever a header on it claims.
- */
-export function isSecure(request: FastifyRequest): boolean {
-  return (request.raw.socket as Partial<TLSSocket> | null)?.encrypted === true && request.protocol === 'https'
-}
-
-/**
  * Revokes (and replaces) every key the request exposed in the clear, then refuses it. Every
  * candidate counts: each value of a repeated or comma-joined Service-Api-Key header (Node joins
  * repeated headers with ", "), and the token of an Authorization header, where a confused client
  * may have put the key; any of them that authenticates was seen by the network.
  */
 export async function refuseInsecure(request: FastifyRequest, onKeyExposed: AuthOptions['onKeyExposed']): Promise<never> {
-  for (const presented of exposedKeys(request)) await onKeyExposed(presented, request)
+  // All at once and all of them, even when one fails (a store hiccup must not spare the rest);
+  // the first failure then answers the request instead of insecure_connection.
+  const outcomes = await Promise.allSettled([...exposedKeys(request)].map((presented) => onKeyExposed(presented, request)))
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected')
+  if (failed !== undefined) throw failed.reason
   throw new WaybillError('insecure_connection', 'Use HTTPS. If this request carried an API key, that key is now revoked and replaced; the operator reads the replacement with `waybill keys list`.')
 }
+
+/** More candidates than any honest client sends; past it, a header stuffed with keys costs no more reads. */
+const MAX_EXPOSED_KEYS = 16
 
 function exposedKeys(request: FastifyRequest): Set<string> {
   const raw = request.headers[API_KEY_HEADER]
   const values = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((value) => value.split(','))
   const authorization = request.headers.authorization?.trim().split(/\s+/).pop()
   if (authorization !== undefined) values.push(authorization)
-  return new Set(values.map((value) => value.trim()).filter((value) => value !== ''))
+  // Only what has the shape of a key can be one: nothing else costs a store read.
+  const keys = values.map((value) => value.trim()).filter((value) => parseApiKey(value) !== null)
+  return new Set(keys.slice(0, MAX_EXPOSED_KEYS))
 }
 
 function headerValue(request: FastifyRequest): string | null {
