@@ -39,12 +39,18 @@ interface Teardown {
 }
 
 /** Starts a real server (HTTPS + plain HTTP, SQLite on disk) in a temporary data dir. */
-export async function startTestServer(t: Teardown, options: { rateLimit?: { max: number; windowMs: number } } = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  readonly rateLimit?: { max: number; windowMs: number }
+  /** WAYBILL_TRUST_PROXY: the test client connects from 127.0.0.1. */
+  readonly trustProxy?: readonly string[]
+}
+
+export async function startTestServer(t: Teardown, options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-ingress-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
   const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
   const server = await startServer({
-    dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent',
+    dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: options.trustProxy ?? [], logLevel: 'silent',
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   }, { store, blobs })
   const cert = await readFile(server.certPath, 'utf8')

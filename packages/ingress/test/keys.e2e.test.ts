@@ -1,11 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import t from 'tap'
-import { Agent, request } from 'undici'
-import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
-import { KeyRing, startServer } from '../src/index.js'
 import { startTestServer } from './harness.js'
 import { addBody, orderId } from './fixtures.js'
 
@@ -72,21 +67,11 @@ t.test('revoked, rotated and unknown keys are invalid_api_key', async (t) => {
 })
 
 t.test('X-Forwarded-Proto: http is plain HTTP only from a trusted proxy', async (t) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-proxy-'))
-  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
-  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
-  const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: ['127.0.0.1'], logLevel: 'silent' }, { store, blobs })
-  const agent = new Agent({ connect: { ca: await readFile(server.certPath, 'utf8') } })
-  t.teardown(async () => { await server.close(); await store.close(); await agent.close(); await rm(dataDir, { recursive: true, force: true }) })
-  const keys = new KeyRing(store)
-  const key = (await keys.issue({ account: 'acme', scopes: ['orders:read'] })).key
-  const ping = async (headers: Record<string, string>) => {
-    const r = await request(`${server.httpsUrl}/ping`, { headers: { 'service-api-key': key, ...headers }, dispatcher: agent })
-    return { status: r.statusCode, json: await r.body.json() as { code?: string } }
-  }
-  t.equal((await ping({ 'x-forwarded-proto': 'https' })).status, 200)
-  t.equal((await ping({ 'x-forwarded-proto': 'http' })).json.code, 'insecure_connection')
-  t.equal((await ping({})).json.code, 'invalid_api_key', 'the key was revoked')
+  const s = await startTestServer(t, { trustProxy: ['127.0.0.1'] })
+  const key = await s.newKey('acme', ['orders:read'])
+  t.equal((await s.send('GET', '/ping', { key, headers: { 'x-forwarded-proto': 'https' } })).status, 200)
+  t.equal((await s.send('GET', '/ping', { key, headers: { 'x-forwarded-proto': 'http' } })).json.code, 'insecure_connection')
+  t.equal((await s.send('GET', '/ping', { key })).json.code, 'invalid_api_key', 'the key was revoked')
 })
 
 t.test('X-Forwarded-Proto from an untrusted address is ignored', async (t) => {
@@ -109,36 +94,20 @@ t.test('every key a plain-HTTP request exposes is revoked: repeated or comma-joi
 })
 
 t.test('the plain-HTTP listener refuses even when a trusted proxy header claims https', async (t) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-proxy-'))
-  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
-  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
-  const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: ['127.0.0.1'], logLevel: 'silent' }, { store, blobs })
-  const agent = new Agent()
-  t.teardown(async () => { await server.close(); await store.close(); await agent.close(); await rm(dataDir, { recursive: true, force: true }) })
-  const keys = new KeyRing(store)
-  const issued = await keys.issue({ account: 'acme', scopes: ['orders:read'] })
-  const r = await request(`http://127.0.0.1:${server.httpPort}/ping`, {
-    headers: { 'service-api-key': issued.key, 'x-forwarded-proto': 'https' }, dispatcher: agent,
-  })
-  t.equal(r.statusCode, 403)
-  t.equal((await r.body.json() as { code?: string }).code, 'insecure_connection')
-  t.equal((await keys.get(issued.record.keyId))?.state, 'rotated', 'and the key it carried is revoked')
+  const s = await startTestServer(t, { trustProxy: ['127.0.0.1'] })
+  const issued = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  const r = await s.sendPlain('GET', '/ping', { key: issued.key, headers: { 'x-forwarded-proto': 'https' } })
+  t.equal(r.status, 403)
+  t.equal(r.json.code, 'insecure_connection')
+  t.equal((await s.keys.get(issued.record.keyId))?.state, 'rotated', 'and the key it carried is revoked')
 })
 
 t.test('through a trusted proxy, X-Forwarded-Proto: http revokes the key on an undecodable path too', async (t) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-proxy-'))
-  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
-  const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
-  const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: ['127.0.0.1'], logLevel: 'silent' }, { store, blobs })
-  const agent = new Agent({ connect: { ca: await readFile(server.certPath, 'utf8') } })
-  t.teardown(async () => { await server.close(); await store.close(); await agent.close(); await rm(dataDir, { recursive: true, force: true }) })
-  const keys = new KeyRing(store)
-  const issued = await keys.issue({ account: 'acme', scopes: ['orders:read'] })
-  const r = await request(`${server.httpsUrl}/v1/orders/%ZZ`, {
-    headers: { 'service-api-key': issued.key, 'x-forwarded-proto': 'http' }, dispatcher: agent,
-  })
-  t.equal((await r.body.json() as { code?: string }).code, 'insecure_connection')
-  t.equal((await keys.get(issued.record.keyId))?.state, 'rotated')
+  const s = await startTestServer(t, { trustProxy: ['127.0.0.1'] })
+  const issued = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  const r = await s.send('GET', '/v1/orders/%ZZ', { key: issued.key, headers: { 'x-forwarded-proto': 'http' } })
+  t.equal(r.json.code, 'insecure_connection')
+  t.equal((await s.keys.get(issued.record.keyId))?.state, 'rotated')
 })
 
 t.test('a path with bad percent-encoding gets a problem body; over plain HTTP it still revokes the key', async (t) => {
