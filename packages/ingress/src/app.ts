@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerFactory } from 'fastify'
 import type { LevelWithSilent } from 'pino'
-import { LIMITS } from '@waybill/domain'
+import { LIMITS, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import type { BlobStore } from './http/images.js'
 import { revokeExposedKey } from './keys/key-exposure.js'
@@ -70,6 +70,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: (request) => {
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    },
+    // Route schemas (the read API's query and path) answer bad_request naming the field, in the
+    // same words as the delivery validator, rather than Ajv's "querystring/status must be …".
+    schemaErrorFormatter: (errors) => {
+      const first = errors[0]
+      const params = (first?.params ?? {}) as { missingProperty?: string; allowedValues?: unknown[] }
+      const field = (first?.instancePath ?? '').split('/').filter(Boolean).join('.') || params.missingProperty || 'request'
+      const allowed = params.allowedValues !== undefined ? ` (${params.allowedValues.join(', ')})` : ''
+      return new WaybillError('bad_request', `${field}: ${first?.message ?? 'is invalid'}${allowed}`)
     },
     // A path Fastify cannot decode (bad percent-encoding, a parameter past maxParamLength) is
     // refused before any hook runs; it still gets a problem body (400 bad_request), and over

@@ -43,7 +43,8 @@ export const OrderParams = Type.Object({
 })
 
 export const ListQuery = Type.Object({
-  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('canceled')])),
+  // An enum, not a union of literals: a bad value is then one error naming the allowed values.
+  status: Type.Optional(Type.Enum(['pending', 'in_progress', 'completed', 'canceled'])),
   customer: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   location: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   updated_since: Type.Optional(Type.String({
