@@ -2,8 +2,9 @@
 import type { CliCommand } from './command.js'
 
 /**
- * Each command is loaded only when asked for, so `waybill keys list` does not pay for
- * Fastify and the projector.
+ * Each command is loaded only when asked for, so a command pays only for what it uses:
+ * `waybill replay` never loads Fastify or the projector (`keys` does load the ingress package,
+ * where the key ring lives).
  */
 const COMMANDS = {
   serve: () => import('./commands/serve.js'),

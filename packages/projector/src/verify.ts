@@ -39,8 +39,8 @@ export interface VerifyOptions {
 
 /**
  * The auditor's check: every order stream's hash chain holds, and every read-model row equals
- * a fresh fold (the domain's `foldOrder`, not the projector's own code) of its stream up to the
- * read model's checkpoint, with no row missing and none extra.
+ * a fresh fold of its stream (the domain's `evolve` from `orderDecider.initialState()`, not the
+ * projector's own code) up to the read model's checkpoint, with no row missing and none extra.
  */
 export async function verifyOrders(options: VerifyOptions): Promise<VerifyReport> {
   const { store, readModel } = options

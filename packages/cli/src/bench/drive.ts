@@ -26,7 +26,7 @@ export interface PhaseFigures {
 }
 
 /**
- * One autocannon run in this process (workers: 0): on two cores the client already competes
+ * One autocannon run in this process (no `workers`, autocannon's default): on two cores the client already competes
  * with the server for CPU, and worker threads would only add more contention.
  */
 export async function drive(options: DriveOptions): Promise<PhaseFigures> {
