@@ -32,7 +32,11 @@ export class ReadModel {
   private currentPath = ''
   private statements = new Map<string, Statement>()
 
-  constructor(private readonly dataDir: string) {}
+  /**
+   * `migrate: false` for audits (`waybill verify`): an older file is refused with a reason
+   * instead of migrated, so checking a data dir that older processes still serve changes nothing.
+   */
+  constructor(private readonly dataDir: string, private readonly options: { readonly migrate?: boolean } = {}) {}
 
   get path(): string {
     this.refresh()
@@ -107,7 +111,7 @@ export class ReadModel {
     try {
       // A server may start before its projector has made the file: give it the empty tables.
       // An older file is migrated here if the projector has not done it yet.
-      createSchema(next)
+      createSchema(next, true, this.options.migrate ?? true)
     } catch (error) {
       // A refused file (newer schema) is asked about again on the next query: no handle per try.
       next.close()

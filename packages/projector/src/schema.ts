@@ -52,14 +52,20 @@ CREATE INDEX IF NOT EXISTS orders_by_updated ON orders (account, updated_at_key)
 `
 
 /**
- * Creates the tables, or brings an older file's up to this version, and the indexes unless
- * `withIndexes` is false: a rebuild loads first and indexes once at the end, which is several
+ * Creates the tables, or brings an older file's up to this version (unless `migrate` is false,
+ * for an audit that must not change what it audits: then an older file is refused), and the
+ * indexes unless `withIndexes` is false: a rebuild loads first and indexes once at the end, which is several
  * times faster than maintaining them row by row. A file from a newer version is refused: this
  * code would misread it.
  */
-export function createSchema(db: Database, withIndexes = true): void {
+export function createSchema(db: Database, withIndexes = true, migrate = true): void {
   // Readers open the model too: in the usual case (current version) this is one read, no lock.
-  if (storedVersion(db) !== READ_MODEL_SCHEMA_VERSION) {
+  const found = storedVersion(db)
+  if (!migrate && found !== null && found < READ_MODEL_SCHEMA_VERSION) {
+    throw new Error(`read model ${db.name} has schema version ${found}, older than this Waybill's ${READ_MODEL_SCHEMA_VERSION}: ` +
+      '`waybill serve` or `waybill projector` of this version migrates it when it opens it (or run `waybill rebuild`)')
+  }
+  if (found !== READ_MODEL_SCHEMA_VERSION) {
     // IMMEDIATE, and the version read again under the lock: a projector and a reader meeting
     // the same old file at once wait for each other, and only the first one migrates it.
     db.transaction(() => {

@@ -108,6 +108,14 @@ t.test('a reader that meets a version-1 read model first migrates it, and answer
   t.equal(layout(readModel.path).version, String(READ_MODEL_SCHEMA_VERSION))
 })
 
+t.test('an audit (migrate: false) refuses a version-1 read model and leaves it as it was', async (t) => {
+  const { dataDir } = await olderReadModel(t)
+  const audit = new ReadModel(dataDir, { migrate: false })
+  t.teardown(() => audit.close())
+  t.throws(() => audit.listOrders('acme', { limit: 1 }), /schema version 1, older than this Waybill's 2: `waybill serve` or `waybill projector`/)
+  t.equal(layout(join(dataDir, 'read-model.sqlite')).version, '1', 'not migrated')
+})
+
 t.test('a read model from a newer version is refused with a reason, never misread', async (t) => {
   const dir = await tempDir()
   t.teardown(() => dir.remove())

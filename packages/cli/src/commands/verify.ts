@@ -29,7 +29,8 @@ export const command: CliCommand = {
     }
     const config = loadConfig()
     const opened = await openStore(config, { create: false })
-    const readModel = new ReadModel(config.dataDir)
+    // An audit changes nothing: an older read model is reported, not migrated.
+    const readModel = new ReadModel(config.dataDir, { migrate: false })
     try {
       const started = performance.now()
       const progress = progressReporter(process.stderr, 'streams')
