@@ -54,6 +54,15 @@ export interface RunningServer {
 }
 
 /**
+ * A client that stalls mid-request holds a connection and its buffered bytes: headers must
+ * arrive within 10 s and the whole request (a body of up to 16 MiB) within 60 s, which a
+ * server-to-server courier link meets with room to spare. (Our own servers, made in
+ * serverFactory, do not get Fastify's timeout options, so they are set here; Node checks them
+ * every connectionsCheckingInterval, 30 s unless told.)
+ */
+const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 60_000, connectionsCheckingInterval: 1_000 } as const
+
+/**
  * Owns the listeners: HTTPS for the API, and plain HTTP on its own port whose every answer is
  * `insecure_connection` (a key seen there is revoked and replaced first). Both serve the same
  * app; the auth hook tells them apart by the connection (or a trusted X-Forwarded-Proto).
@@ -78,8 +87,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     metricsRoute: config.metricsPort === undefined || config.metricsPort === null,
     isDraining: () => draining,
     serverFactory: (handler) => {
-      plain = createHttpServer(handler)
-      return createHttpsServer({ cert: tls.cert, key: tls.key }, handler)
+      plain = createHttpServer(REQUEST_TIMEOUTS, handler)
+      return createHttpsServer({ cert: tls.cert, key: tls.key, ...REQUEST_TIMEOUTS }, handler)
     },
   })
   // Fastify cannot tell that the server from serverFactory speaks TLS; say so in the log line.

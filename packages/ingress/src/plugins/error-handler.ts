@@ -20,7 +20,9 @@ async function errorHandler(app: FastifyInstance): Promise<void> {
  */
 export function sendProblem(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const error = toWaybillError(thrown)
-  if (error.status >= 500) request.log.error({ err: thrown }, 'request failed')
+  // A 503 is a passing condition said to the client (store away, draining): a warning, no stack.
+  if (error.status === 503) request.log.warn({ code: error.code, detail: error.detail, cause: String(error.cause ?? '') }, 'request refused for now')
+  else if (error.status >= 500) request.log.error({ err: thrown }, 'request failed')
   else request.log.info({ code: error.code, detail: error.detail }, 'request refused')
   const path = request.url.split('?')[0] ?? request.url
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
