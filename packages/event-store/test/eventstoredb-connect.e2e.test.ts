@@ -64,6 +64,23 @@ t.test('a malformed connection string is refused with the variable named', async
   t.notMatch((error as Error).message, /secret/, 'the password is not printed')
 })
 
+t.test('options the client would only warn about (printing the password) are refused, redacted', async (t) => {
+  const warned: unknown[] = []
+  const warn = console.warn
+  console.warn = (...args: unknown[]) => { warned.push(args) }
+  t.teardown(() => { console.warn = warn })
+  for (const [connectionString, pattern] of [
+    ['esdb://admin:pw@127.0.0.1:1?tls=false&foo=bar', /unknown option "foo"/],
+    ['esdb://admin:pw@127.0.0.1:1?tlsVerifyCert=false', /tlsVerifyCert=false is not supported/],
+    ['esdb://admin:pw@127.0.0.1:1?nodePreference=nowhere', /is not a valid connection string/],
+  ] as const) {
+    const { error } = await timeToFail(openEventStoreDbStore({ connectionString }))
+    t.match((error as Error).message, pattern, connectionString)
+    t.notMatch((error as Error).message, /:pw@/, 'the password is not printed')
+  }
+  t.same(warned, [], 'nothing went to the console')
+})
+
 t.test('passwords are redacted from what is shown', async (t) => {
   t.equal(redactConnectionString('esdb+discover://admin:changeit@db1:2113,db2:2113?tls=true'), 'esdb+discover://admin:***@db1:2113,db2:2113?tls=true')
   t.equal(redactConnectionString('esdb://db:2113?tls=false'), 'esdb://db:2113?tls=false')

@@ -11,6 +11,33 @@ export function redactConnectionString(connectionString: string): string {
   return connectionString.replace(/^([a-z+]+:\/\/[^:@/]+):.*@(?=[^@]*$)/i, '$1:***@')
 }
 
+/** The query options @eventstore/db-client 6 knows, compared as it does: case, '-' and '_' aside. */
+const CLIENT_OPTIONS = new Set([
+  'connectionname', 'defaultdeadline', 'discoveryinterval', 'dnsdiscover', 'gossiptimeout', 'keepaliveinterval',
+  'keepalivetimeout', 'maxdiscoverattempts', 'nodepreference', 'throwonappendfailure', 'tls', 'tlscafile',
+  'tlsverifycert', 'usercertfile', 'userkeyfile',
+])
+const flat = (key: string): string => key.trim().toLowerCase().replace(/[_-]/g, '')
+
+/**
+ * What the client would only warn about on the console, printing the whole connection string
+ * with its password: an option it does not know (ignored), or tlsVerifyCert=false (unsupported,
+ * ignored). Refused here instead, with the string redacted; null when there is none.
+ */
+function refusedOption(connectionString: string): string | null {
+  const query = connectionString.indexOf('?')
+  if (query < 0) return null
+  for (const pair of connectionString.slice(query + 1).split('&')) {
+    const [key = '', value = ''] = pair.split('=')
+    if (key.trim() === '') continue
+    if (!CLIENT_OPTIONS.has(flat(key))) return `unknown option "${key}" (known: ${[...CLIENT_OPTIONS].join(', ')}, in any case)`
+    if (flat(key) === 'tlsverifycert' && value.trim() === 'false') {
+      return 'tlsVerifyCert=false is not supported by the client; trust the server\'s CA with tlsCAFile=<path> instead'
+    }
+  }
+  return null
+}
+
 /**
  * Creates a client and proves the cluster answers by reading the head of `$all` (which also
  * proves the credentials may read the global log, as the projector must). The client connects
@@ -20,11 +47,15 @@ export function redactConnectionString(connectionString: string): string {
  */
 export async function connectEventStoreDb(connectionString: string, timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): Promise<EventStoreDBClient> {
   const shown = redactConnectionString(connectionString)
+  const refused = refusedOption(connectionString)
+  if (refused !== null) throw new Error(`EVENTSTORE_CONNECTION_STRING ${shown}: ${refused}`)
   let client: EventStoreDBClient
   try {
     client = EventStoreDBClient.connectionString(connectionString)
   } catch (error) {
-    throw new Error(`EVENTSTORE_CONNECTION_STRING ${shown} is not a valid connection string: ${(error as Error).message}`, { cause: error })
+    // The client's parse errors quote the whole string, password included.
+    const message = (error as Error).message.split(connectionString.trim()).join(shown)
+    throw new Error(`EVENTSTORE_CONNECTION_STRING ${shown} is not a valid connection string: ${message}`)
   }
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
