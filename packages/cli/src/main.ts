@@ -59,6 +59,13 @@ async function main(argv: readonly string[]): Promise<number> {
   return command.run(rest)
 }
 
+// A reader that goes away (`waybill keys list | head`, `waybill projector | head`) is not an
+// error of ours: stop quietly, as Unix tools do, instead of dying on an uncaught EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
+
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code },
   (error: unknown) => {

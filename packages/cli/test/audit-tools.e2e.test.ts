@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,7 +9,7 @@ import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type OrderCommand, type WireEvent } from '@waybill/domain'
 import { handleCommand, openSqliteEventStore } from '@waybill/event-store'
-import { runWaybill } from './waybill-process.js'
+import { MAIN, runWaybill } from './waybill-process.js'
 
 /** `waybill <args>` as its own process, on `dataDir`. */
 const waybill = (dataDir: string, args: readonly string[]) => runWaybill(args, { WAYBILL_DATA_DIR: dataDir })
@@ -131,4 +131,20 @@ t.test('scripts/replay-order.sh reads a relative WAYBILL_DATA_DIR from where it 
     .then(() => null, (error: { code: number; stderr: string }) => error)
   t.equal(missing?.code, 1)
   t.match(missing?.stderr, /no event store at .*nowhere/)
+})
+
+t.test('a command whose reader goes away (| head) stops quietly with exit 0', async (t) => {
+  const dataDir = await seeded(t)
+  const child = spawn(process.execPath, [MAIN, 'projector', '--status-every', '1'], {
+    env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  // Like `head -1`: read one chunk, then close the pipe; the next status line meets EPIPE.
+  child.stdout.once('data', () => child.stdout.destroy())
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)))
+  clearTimeout(killer)
+  t.equal(code, 0, stderr)
+  t.notMatch(stderr, /EPIPE/)
 })
