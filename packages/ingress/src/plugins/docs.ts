@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { shapeOpenApi } from './openapi-shape.js'
 
 /** The OpenAPI document, generated from the route schemas, and its UI at /docs (no key needed). */
 async function docs(app: FastifyInstance): Promise<void> {
@@ -17,6 +18,7 @@ async function docs(app: FastifyInstance): Promise<void> {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key' } },
       },
     },
+    transformObject: (document) => 'openapiObject' in document ? shapeOpenApi(document.openapiObject) : document.swaggerObject,
   })
   await app.register(async (ui) => {
     ui.addHook('onRoute', (route) => {
