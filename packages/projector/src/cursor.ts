@@ -10,7 +10,12 @@ const VERSION = 2
  * the form can change without breaking them.
  */
 export function encodeCursor(lastOrderId: string, filters: ListFilters): string {
-  return Buffer.from(JSON.stringify({ v: VERSION, after: lastOrderId, filters: filtersDigest(filters) })).toString('base64url')
+  return serialize(lastOrderId, filtersDigest(filters))
+}
+
+/** The one text form of a cursor: decoding demands exactly this back. */
+function serialize(after: string, filters: string): string {
+  return Buffer.from(JSON.stringify({ v: VERSION, after, filters })).toString('base64url')
 }
 
 /**
@@ -26,7 +31,7 @@ export function decodeCursor(cursor: string, filters: ListFilters): string {
   // never writes: other or extra members, another order, spacing, padding, non-base64url bytes.
   if (value === null || value.v !== VERSION || typeof after !== 'string' || after === '' ||
     [...after].length > LIMITS.orderIdMaxLength || typeof value.filters !== 'string' ||
-    Buffer.from(JSON.stringify({ v: VERSION, after, filters: value.filters })).toString('base64url') !== cursor) {
+    serialize(after, value.filters) !== cursor) {
     throw new WaybillError('bad_request', 'cursor: not a cursor this API returned')
   }
   if (value.filters !== filtersDigest(filters)) {

@@ -1,7 +1,7 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
+import { siblingWorkerUrl } from './worker-url.js'
 
-// Under tap the sources run as TypeScript (the worker inherits the ts loader); built, as JS.
-const WORKER_URL = new URL(`./checkpoint-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
+const WORKER_URL = siblingWorkerUrl('checkpoint-worker', import.meta.url)
 
 /**
  * The writer's commits stay free of WAL checkpoints (measured with `waybill bench --rate`: an

@@ -29,6 +29,8 @@ CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
 
 export interface ConnectionOptions {
   readonly busyTimeoutMs?: number
+  /** `PRAGMA wal_autocheckpoint` in pages, for a write connection; SQLite's default (1,000) if absent. */
+  readonly walAutocheckpointPages?: number
 }
 
 /** Opens a connection with the pragmas every Waybill connection needs (WAL, fsync on commit). */
@@ -39,6 +41,7 @@ export function openConnection(path: string, options: ConnectionOptions = {}): D
     // FULL: in WAL mode every commit fsyncs the WAL, so an acknowledged append survives power loss.
     db.pragma('synchronous = FULL')
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`)
+    if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpointPages)}`)
     return db
   } catch (error) {
     db.close()

@@ -26,10 +26,9 @@ export class InlineWriter implements Writer {
   }
 
   static open(options: WriterOptions): InlineWriter {
-    const db = openConnection(options.path, { busyTimeoutMs: options.busyTimeoutMs })
+    const db = openConnection(options.path, { busyTimeoutMs: options.busyTimeoutMs, walAutocheckpointPages: options.walAutocheckpointPages })
     try {
       ensureSchema(db)
-      db.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpointPages)}`)
     } catch (error) {
       db.close()
       throw error

@@ -2,10 +2,10 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../errors.js'
 import type { AppendOutcome, AppendRequest } from './append-request.js'
 import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js'
+import { siblingWorkerUrl } from './worker-url.js'
 import { reportOf, type Writer, type WriterOptions } from './writer.js'
 
-// Under tap the sources run as TypeScript (the worker inherits the ts loader); built, as JS.
-const WORKER_URL = new URL(`./write-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
+const WORKER_URL = siblingWorkerUrl('write-worker', import.meta.url)
 
 /** The main thread's side of the writer worker: posts appends, settles them from batch reports. */
 export class WorkerWriter implements Writer {

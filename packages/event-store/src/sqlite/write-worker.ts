@@ -14,9 +14,8 @@ const send = (message: FromWorker): void => port.postMessage(message)
 
 let db: Database.Database
 try {
-  db = openConnection(config.path, { busyTimeoutMs: config.busyTimeoutMs })
+  db = openConnection(config.path, { busyTimeoutMs: config.busyTimeoutMs, walAutocheckpointPages: config.walAutocheckpointPages })
   ensureSchema(db)
-  db.pragma(`wal_autocheckpoint = ${Math.trunc(config.walAutocheckpointPages)}`)
 } catch (error) {
   send({ type: 'open_failed', message: (error as Error).message, code: (error as { code?: string }).code })
   port.close()
