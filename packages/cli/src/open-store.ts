@@ -2,15 +2,13 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
-  openEventStoreDbStore, openFileBlobStore, openSqliteEventStore, type EventStore, type LogGaps,
+  openEventStoreDbStore, openFileBlobStore, openSqliteEventStore, type EventStore,
 } from '@waybill/event-store'
 import type { WaybillConfig } from './config.js'
 
 export interface OpenedStore {
   readonly store: EventStore
   readonly blobs: Awaited<ReturnType<typeof openFileBlobStore>>
-  /** The embedded store's gap audit of the global log; null where positions are not dense (EventStoreDB). */
-  readonly gaps: (() => Promise<LogGaps>) | null
   close(): Promise<void>
 }
 
@@ -43,11 +41,11 @@ export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' 
   const blobs = await openFileBlobStore(join(config.dataDir, 'blobs'))
   if (config.store === 'eventstoredb') {
     const store = await openEventStoreDbStore({ connectionString: config.eventstoreConnectionString ?? '' })
-    return { store, blobs, gaps: null, close: () => store.close() }
+    return { store, blobs, close: () => store.close() }
   }
   // The writer worker, not the store's inline default: in a server the main thread parses and
   // answers requests while the worker fsyncs, and a disk stall or another process holding the
   // lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
   const store = await openSqliteEventStore({ path: sqlitePath, writer: 'worker' })
-  return { store, blobs, gaps: () => store.gaps(), close: () => store.close() }
+  return { store, blobs, close: () => store.close() }
 }

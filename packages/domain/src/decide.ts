@@ -2,7 +2,8 @@ import type { OrderCommand } from './commands.js'
 import type { Decision } from './decider.js'
 import type { DomainErrorCode } from './errors.js'
 import type { OrderEvent } from './events.js'
-import { isLocked, type OrderState } from './order-state.js'
+import type { OrderState } from './order-state.js'
+import { isLocked } from './statuses.js'
 
 type OrderDecision = Decision<OrderEvent, DomainErrorCode>
 

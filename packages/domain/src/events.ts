@@ -1,3 +1,5 @@
+import type { WireStatus } from './statuses.js'
+
 /** An image kept in content-addressed storage; the event keeps only this reference. */
 export interface ImageRef {
   readonly sha256: string
@@ -6,9 +8,6 @@ export interface ImageRef {
 }
 
 export type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/webp'
-
-/** The two values the wire `status` field accepts. */
-export type WireStatus = 'pending' | 'in_progress'
 
 export interface OrderAddedData {
   readonly order_id: string
@@ -44,7 +43,7 @@ export interface OrderCanceledData {
   readonly event_date: string
 }
 
-/** Metadata every stored order event carries (DESIGN.md §2); the store adds `prev_hash`. */
+/** Metadata every stored order event carries (docs/design.md, "Events"); the store adds `prev_hash`. */
 export interface OrderEventMetadata {
   readonly received_at: string
   readonly key_id: string
@@ -65,6 +64,13 @@ export type OrderCanceled = Event<'OrderCanceled', OrderCanceledData>
 /** The facts stored in an order stream. */
 export type OrderEvent = OrderAdded | OrderUpdated | OrderCompleted | OrderCanceled
 
-export type OrderEventType = OrderEvent['type']
+/** The stored order event types: the one home of this list. */
+export const ORDER_EVENT_TYPES = ['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'] as const satisfies ReadonlyArray<OrderEvent['type']>
+
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number]
+
+export function isOrderEventType(type: string): type is OrderEventType {
+  return (ORDER_EVENT_TYPES as readonly string[]).includes(type)
+}
 
 export const SCHEMA_VERSION = 1

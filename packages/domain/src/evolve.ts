@@ -1,5 +1,6 @@
 import type { OrderEvent } from './events.js'
-import { isLocked, type ExistingOrder, type OrderState } from './order-state.js'
+import type { ExistingOrder, OrderState } from './order-state.js'
+import { isLocked } from './statuses.js'
 
 /**
  * Folds one stored fact into the state. `decide` never produces a fact that cannot apply (an

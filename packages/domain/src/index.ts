@@ -1,4 +1,7 @@
 export * from './events.js'
+export * from './statuses.js'
+export * from './accounts.js'
+export * from './problem.js'
 export * from './commands.js'
 export * from './decider.js'
 export * from './canonical-json.js'

@@ -1,7 +1,5 @@
-import type { ImageRef, WireStatus } from './events.js'
-
-/** Where an order stands: the two wire statuses, or locked as completed or canceled. */
-export type OrderLifecycle = WireStatus | 'completed' | 'canceled'
+import type { ImageRef } from './events.js'
+import type { OrderStatus } from './statuses.js'
 
 /** No OrderAdded in the stream yet. */
 export interface NoOrder {
@@ -14,7 +12,7 @@ export interface NoOrder {
 export interface ExistingOrder {
   readonly exists: true
   readonly eventIds: readonly string[]
-  readonly status: OrderLifecycle
+  readonly status: OrderStatus
   readonly order_id: string
   readonly customer: string
   readonly location: string
@@ -37,9 +35,4 @@ export type OrderState = NoOrder | ExistingOrder
 
 export function initialState(): OrderState {
   return { exists: false, eventIds: [] }
-}
-
-/** Completed and canceled orders can no longer be modified (SPEC.md §1 rule 3). */
-export function isLocked(status: OrderLifecycle): status is 'completed' | 'canceled' {
-  return status === 'completed' || status === 'canceled'
 }

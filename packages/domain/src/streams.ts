@@ -1,18 +1,15 @@
+import { ACCOUNT_CHARACTERS, isAccountId } from './accounts.js'
+
 /** The category of order streams: the part of the stream name before the first `-`. */
 export const ORDER_CATEGORY = 'order'
 
-const ACCOUNT_ID = /^[a-z0-9_]+$/
-const ORDER_STREAM = /^order-([a-z0-9_]+)-([\s\S]+)$/
-
-/** Account ids never hold `-`, so the first `-` after the category ends the account. */
-export function isAccountId(value: string): boolean {
-  return ACCOUNT_ID.test(value)
-}
+const ORDER_STREAM = new RegExp(`^${ORDER_CATEGORY}-(${ACCOUNT_CHARACTERS}+)-([\\s\\S]+)$`)
 
 /**
- * The stream of one order of one account: `order-<account>-<order_id>` (DESIGN.md §2). The
- * order_id is kept verbatim, `-` included. Throws a TypeError on an account id that is not
- * `[a-z0-9_]+` or an empty order_id: both would be programming errors, not client input.
+ * The stream of one order of one account: `order-<account>-<order_id>` (docs/design.md,
+ * "Streams"). The order_id is kept verbatim, `-` included. Throws a TypeError on an account id
+ * that breaks the account rule or an empty order_id: both would be programming errors, not
+ * client input.
  */
 export function streamNameFor(account: string, orderId: string): string {
   if (!isAccountId(account)) throw new TypeError(`not an account id: ${JSON.stringify(account)}`)

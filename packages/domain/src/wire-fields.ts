@@ -1,4 +1,4 @@
-import type { WireStatus } from './events.js'
+import { WIRE_STATUSES, type WireStatus } from './statuses.js'
 import { decodeImageDataUrl, type DecodedImage } from './image-data-url.js'
 import { isRealUtcTime, isTimestampShape } from './timestamp.js'
 
@@ -20,7 +20,7 @@ export interface Fields {
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 const LONE_SURROGATE = /[\ud800-\udfff]/u
-const STATUSES: readonly string[] = ['pending', 'in_progress'] satisfies WireStatus[]
+const STATUSES: readonly string[] = WIRE_STATUSES
 
 // Only own properties count, so a key on a prototype (`__proto__` tricks) is never read.
 function has(fields: Fields, key: string): boolean {

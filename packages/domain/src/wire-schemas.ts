@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { IMAGE_MAX_BASE64_LENGTH, LIMITS } from './limits.js'
+import { WIRE_STATUSES } from './statuses.js'
 
 /*
  * The wire format of POST /v1/deliveries as JSON Schema, for the OpenAPI document and the tests.
@@ -42,7 +43,7 @@ const orderId = Type.String({
   pattern: TEXT_PATTERN,
   description: 'Identifier of the order, chosen by the caller; unique within the account of the API key.',
 })
-const status = Type.Enum(['pending', 'in_progress'], { description: 'Status of the order.' })
+const status = Type.Enum([...WIRE_STATUSES], { description: 'Status of the order.' })
 const address = text('Delivery address.')
 
 export const OrderAddPayloadSchema = Type.Object({

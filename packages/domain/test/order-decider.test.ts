@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { OrderCommand } from '../src/commands.js'
 import { foldOrder, orderDecider } from '../src/order-decider.js'
-import { isLocked } from '../src/order-state.js'
+import { isLocked } from '../src/statuses.js'
 import { POD, SIGNATURE, addOrder, cancelOrder, completeOrder, factOf, updateOrder } from './fixtures.js'
 
 /** Given the facts of these commands in the stream, when this command arrives, then the decision. */

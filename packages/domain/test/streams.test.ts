@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { ORDER_CATEGORY, isAccountId, parseOrderStreamName, streamNameFor } from '../src/streams.js'
+import { ACCOUNT_PATTERN, isAccountId } from '../src/accounts.js'
+import { ORDER_CATEGORY, parseOrderStreamName, streamNameFor } from '../src/streams.js'
 
 t.test('an order stream is order-<account>-<order_id> in the order category', async (t) => {
   t.equal(streamNameFor('acme', 'A1'), 'order-acme-A1')
@@ -15,7 +16,7 @@ t.test('order_ids holding "-" round-trip: the account never holds one', async (t
 
 t.test('any account and any order_id round-trip (property)', async () => {
   fc.assert(
-    fc.property(fc.stringMatching(/^[a-z0-9_]{1,20}$/), fc.string({ minLength: 1, maxLength: 128 }), (account, orderId) => {
+    fc.property(fc.stringMatching(ACCOUNT_PATTERN), fc.string({ minLength: 1, maxLength: 128 }), (account, orderId) => {
       const parsed = parseOrderStreamName(streamNameFor(account, orderId))
       return parsed !== null && parsed.account === account && parsed.orderId === orderId
     }),
@@ -35,4 +36,7 @@ t.test('a bad account or an empty order_id is a programming error', async (t) =>
   t.throws(() => streamNameFor('acme', ''), TypeError)
   t.ok(isAccountId('sandbox'))
   t.notOk(isAccountId('sand box'))
+  t.ok(isAccountId('a'.repeat(64)), 'up to 64 characters')
+  t.notOk(isAccountId('a'.repeat(65)), 'not 65')
+  t.throws(() => streamNameFor('a'.repeat(65), 'A1'), TypeError)
 })

@@ -66,7 +66,48 @@ export interface ReadAllOptions {
   readonly categories?: readonly string[]
 }
 
-export interface EventStore {
+/**
+ * What a projection folds: a logged event without its id, hash and creation time, and with only
+ * the metadata it asks for. A `RecordedEvent` is one, so any store feeds a projection through
+ * `readAll`; a store that can read less per event offers `readAllForProjection` as well.
+ */
+export interface ProjectionEvent {
+  readonly streamName: string
+  readonly type: string
+  readonly data: Readonly<Record<string, unknown>>
+  readonly metadata: Readonly<Record<string, unknown>>
+  readonly revision: number
+  readonly position: Position
+}
+
+export interface ProjectionReadOptions extends ReadAllOptions {
+  /**
+   * Metadata keys the projection reads. The events' `metadata` holds these (when present) and
+   * nothing else; all of it when absent. Keys are letters, digits and `_`.
+   */
+  readonly metadataKeys?: readonly string[]
+}
+
+/** What `gaps` found: how many positions below the head hold no event, and where gaps start. */
+export interface LogGaps {
+  readonly missing: number
+  /** The first position of each gap, in order, at most the sample asked for. */
+  readonly firstMissing: readonly bigint[]
+}
+
+/** What group commit has done since the store opened: for the benchmark and /metrics. */
+export interface WriteStats {
+  /** Append requests the writer settled (appended, idempotent, or failed). */
+  readonly appends: number
+  /** Transactions committed or attempted: one fsync each. */
+  readonly batches: number
+  /** Histogram of appends per transaction: [size, number of transactions], by size. */
+  readonly batchSizeCounts: ReadonlyArray<readonly [size: number, count: number]>
+  readonly maxBatchSize: number
+}
+
+/** The part of the port that runs a command: read a stream, append to it. */
+export interface StreamStore {
   /**
    * Appends atomically, after checking `expectedRevision`. Resolves only once the events are
    * durable. Throws `WrongExpectedVersionError` when the check fails. Re-appending events whose
@@ -75,9 +116,33 @@ export interface EventStore {
   appendToStream(streamName: string, events: readonly EventData[], options?: AppendOptions): Promise<AppendResult>
   /** Events of one stream in revision order; an empty array when the stream does not exist. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>
+}
+
+/**
+ * The event store. The required members are what every adapter can do; the optional ones are
+ * abilities some adapters have, typed here so that callers ask `store.gaps !== undefined`
+ * instead of guessing from the object's shape.
+ */
+export interface EventStore extends StreamStore {
   /** One batch of the global log in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>
   /** Position of the last event in the global log, or null when it is empty. */
   headPosition(): Promise<Position | null>
   close(): Promise<void>
+
+  /**
+   * Change notification: calls `listener` after appends made through this store object (other
+   * processes' appends are not seen: poll for those). Returns an unsubscribe function.
+   */
+  onAppended?(listener: () => void): () => void
+  /** The same events, order and batching as `readAll`, decoded only as far as a projection needs. */
+  readAllForProjection?(options?: ProjectionReadOptions): Promise<ProjectionEvent[]>
+  /** Group-commit figures since the store opened. */
+  stats?(): WriteStats
+  /**
+   * Audits the global log for positions with no event, where positions are dense (the embedded
+   * store): a gap is an event deleted behind the store's back. Events cut from the very end of
+   * the log leave no gap and cannot be seen here.
+   */
+  gaps?(sample?: number): Promise<LogGaps>
 }

@@ -180,6 +180,33 @@ export function eventStoreContract(t: Test, subject: ContractSubject): Promise<u
       t.same(verifyStreamChain(tampered), { ok: false, revision: 1, reason: 'content does not match its hash' })
     })
 
+    t.test('optional abilities keep the port\'s promises where an adapter has them', async (t) => {
+      const category = `a${run}`
+      const before = await store.headPosition()
+      const heads: number[] = []
+      const stop = store.onAppended?.(() => heads.push(heads.length))
+      const names = [stream(category), stream(category)]
+      await store.appendToStream(names[0]!, [event('A'), event('B')], { expectedRevision: 'no_stream' })
+      await store.appendToStream(names[1]!, [event('C')], { expectedRevision: 'no_stream' })
+      if (stop !== undefined) {
+        t.ok(heads.length >= 1, 'onAppended: listeners hear of appends')
+        stop()
+        const heard = heads.length
+        await store.appendToStream(names[1]!, [event('D')], { expectedRevision: 0 })
+        t.equal(heads.length, heard, 'onAppended: unsubscribed listeners hear nothing more')
+      }
+      if (store.readAllForProjection !== undefined) {
+        const full = await store.readAll({ after: before, categories: [category] })
+        const projected = await store.readAllForProjection({ after: before, categories: [category], metadataKeys: ['request_id'] })
+        t.same(projected, full.map((e) => ({
+          streamName: e.streamName, type: e.type, data: e.data, metadata: { request_id: e.metadata.request_id },
+          revision: e.revision, position: e.position,
+        })), 'readAllForProjection: the events readAll reads, with only the metadata asked for')
+      }
+      if (store.gaps !== undefined) t.same(await store.gaps(), { missing: 0, firstMissing: [] }, 'gaps: an untouched log has none')
+      if (store.stats !== undefined) t.ok(store.stats().appends >= 3, 'stats: appends are counted')
+    })
+
     if (subject.reopen !== undefined) {
       const reopen = subject.reopen
       t.test('reopening after close keeps everything', async (t) => {

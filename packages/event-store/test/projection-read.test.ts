@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { canReadForProjection, type EventData, type EventStore, type RecordedEvent } from '../src/index.js'
+import { type EventData, type RecordedEvent } from '../src/index.js'
 import { freshStore } from './store-fixture.js'
 
 const event = (type: string, n: number): EventData => ({
@@ -14,8 +14,6 @@ const projected = (e: RecordedEvent, metadata: Record<string, unknown>) =>
 
 t.test('readAllForProjection reads what readAll reads, with only the metadata keys asked for', async (t) => {
   const store = await freshStore(t, { readAllBatchSize: 7 })
-  t.ok(canReadForProjection(store))
-  t.notOk(canReadForProjection({} as EventStore), 'a store without it is told apart')
   for (let n = 0; n < 30; n += 1) {
     const category = ['order', 'apikey', 'other'][n % 3]!
     await store.appendToStream(`${category}-s${n % 4}`, [event(`T${n % 3}`, n)])

@@ -1,4 +1,4 @@
-import { canReadForProjection, type EventStore, type Position, type ProjectionEvent } from '@waybill/event-store'
+import type { EventStore, Position, ProjectionEvent } from '@waybill/event-store'
 import { ORDER_METADATA_KEYS } from './order-row.js'
 
 /**
@@ -16,16 +16,8 @@ export interface EventSource {
   close?(): void
 }
 
-/** A store that can tell in-process listeners about appends (the SQLite adapter can). */
-interface WakingStore {
-  onAppended(listener: () => void): (() => unknown) | void
-}
-
 /** How long a wake-up waits for more appends to join it. */
 const COALESCE_MS = 50
-
-const canWake = (store: EventStore): store is EventStore & WakingStore =>
-  typeof (store as Partial<WakingStore>).onAppended === 'function'
 
 /**
  * Reads the order category of any `EventStore`: with `readAllForProjection` when the store offers
@@ -49,14 +41,14 @@ export function storeEventSource(store: EventStore, categories: readonly string[
       wake?.()
     }, coalesceMs)
   }
-  const unsubscribe = canWake(store) ? store.onAppended(onAppended) : undefined
+  const unsubscribe = store.onAppended?.(onAppended)
   return {
     close: () => {
       if (pending !== null) clearTimeout(pending)
-      if (typeof unsubscribe === 'function') unsubscribe()
+      unsubscribe?.()
     },
-    pull: canReadForProjection(store)
-      ? (after, maxCount) => store.readAllForProjection({ after, maxCount, categories, metadataKeys })
+    pull: store.readAllForProjection !== undefined
+      ? (after, maxCount) => store.readAllForProjection!({ after, maxCount, categories, metadataKeys })
       : (after, maxCount) => store.readAll({ after, maxCount, categories }),
     headPosition: () => store.headPosition(),
     waitForMore: (timeoutMs, signal) =>

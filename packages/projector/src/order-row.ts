@@ -1,8 +1,7 @@
-import type { ImageRef } from '@waybill/domain'
+import { isLocked, type ImageRef, type OrderStatus } from '@waybill/domain'
 import { timestampKey } from './timestamp-key.js'
 
-/** Read-model lifecycle: the two wire statuses plus the two locked ends. */
-export type OrderStatus = 'pending' | 'in_progress' | 'completed' | 'canceled'
+export type { OrderStatus }
 
 /** One row of the `orders` read model: an order's current state as of `revision`. */
 export interface OrderRow {
@@ -68,7 +67,7 @@ export function evolveOrderRow(
   const data = event.data
   const eventDate = str(data, 'event_date')
   // Same rules as the domain's evolve: a change to a missing or locked order changes nothing.
-  const changeable = row !== undefined && row.status !== 'completed' && row.status !== 'canceled'
+  const changeable = row !== undefined && !isLocked(row.status)
   switch (event.type) {
     case 'OrderAdded':
       if (row !== undefined) return row

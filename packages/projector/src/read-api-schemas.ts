@@ -1,15 +1,5 @@
 import { Type } from 'typebox'
-
-/** The error body (RFC 9457 + `code`); the ingress' error handler writes it. */
-export const ProblemSchema = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  status: Type.Integer(),
-  detail: Type.String(),
-  code: Type.String(),
-  instance: Type.String(),
-  request_id: Type.String(),
-}, { description: 'RFC 9457 problem details (application/problem+json)' })
+import { ORDER_STATUSES } from '@waybill/domain'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -23,7 +13,7 @@ export const OrderSchema = Type.Object({
   order_id: Type.String(),
   customer: Type.String(),
   location: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('canceled')]),
+  status: Type.Enum([...ORDER_STATUSES]),
   address: Nullable(Type.String()),
   delivery_date: Nullable(Type.String()),
   recipient: Nullable(Type.String()),
@@ -44,7 +34,7 @@ export const OrderParams = Type.Object({
 
 export const ListQuery = Type.Object({
   // An enum, not a union of literals: a bad value is then one error naming the allowed values.
-  status: Type.Optional(Type.Enum(['pending', 'in_progress', 'completed', 'canceled'])),
+  status: Type.Optional(Type.Enum([...ORDER_STATUSES])),
   customer: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   location: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   updated_since: Type.Optional(Type.String({

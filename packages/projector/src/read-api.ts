@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import type { Static } from 'typebox'
-import { isRealUtcTime, streamNameFor, WaybillError } from '@waybill/domain'
+import { isRealUtcTime, ProblemSchema, streamNameFor, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { orderView } from './order-view.js'
 import type { ListFilters, ReadModel } from './read-model.js'
 import { timestampKey } from './timestamp-key.js'
 import {
-  HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema, ProblemSchema,
+  HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema,
 } from './read-api-schemas.js'
 
 /** The caller of a request, as the ingress' key check established it. */

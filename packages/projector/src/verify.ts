@@ -1,10 +1,11 @@
-import { canonicalJson, evolve, orderDecider, parseOrderStreamName, type ExistingOrder, type OrderEvent, type OrderState } from '@waybill/domain'
+import {
+  canonicalJson, evolve, isOrderEventType, ORDER_CATEGORY, orderDecider, parseOrderStreamName,
+  type ExistingOrder, type OrderEvent, type OrderState,
+} from '@waybill/domain'
 import { verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
 import type { OrderRow } from './order-row.js'
 import type { ReadModel } from './read-model.js'
 import { timestampKey } from './timestamp-key.js'
-
-const KNOWN_TYPES = new Set(['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
 
 export interface BrokenChain {
   readonly stream: string
@@ -87,7 +88,7 @@ async function orderStreamNames(store: EventStore): Promise<string[]> {
   const names = new Set<string>()
   let after = null
   for (;;) {
-    const batch = await store.readAll({ after, maxCount: 10_000, categories: ['order'] })
+    const batch = await store.readAll({ after, maxCount: 10_000, categories: [ORDER_CATEGORY] })
     for (const event of batch) names.add(event.streamName)
     const last = batch.at(-1)
     if (last === undefined) break
@@ -104,7 +105,7 @@ function expectedRow(events: readonly RecordedEvent[]): Record<string, unknown> 
   let lastChange: RecordedEvent | undefined
   let changes = 0
   for (const event of events) {
-    if (!KNOWN_TYPES.has(event.type)) continue
+    if (!isOrderEventType(event.type)) continue
     const next = evolve(state, event as unknown as OrderEvent & { id: string })
     if (withoutIds(next) !== withoutIds(state)) {
       lastChange = event

@@ -11,7 +11,7 @@ const HELP = `Usage: waybill keys <subcommand> [options]
 
   create --account <account> --scopes <s1,s2,…> [--test]
       Issues a key and prints it once (only its hash is stored). Scopes: ${SCOPES.join(', ')}
-      or "all". Accounts match [a-z0-9_]+. --test makes a wb_test_ key, for the ${SANDBOX_ACCOUNT} account only.
+      or "all". Accounts are lower-case letters, digits and _. --test makes a wb_test_ key, for the ${SANDBOX_ACCOUNT} account only.
   list [--json]
       Every key: id, account, scopes, state (active, revoked, rotated), which key it replaces or
       was replaced by. A replacement issued because a key was sent over plain HTTP is written

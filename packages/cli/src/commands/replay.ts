@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util'
-import { evolve, orderDecider, streamNameFor, isAccountId, type OrderEvent, type OrderState } from '@waybill/domain'
+import {
+  evolve, isAccountId, isOrderEventType, orderDecider, SANDBOX_ACCOUNT, streamNameFor, type OrderEvent, type OrderState,
+} from '@waybill/domain'
 import { verifyStreamChain, type RecordedEvent } from '@waybill/event-store'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
@@ -15,8 +17,6 @@ content and the next event's prev_hash). Exit code 0 when the chain holds, 1 whe
   --account <account>  the account that owns the order (default: sandbox)
   --json               one JSON document instead of text`
 
-const KNOWN = new Set(['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
-
 export const command: CliCommand = {
   name: 'replay',
   summary: "print an order's events, its state after each, and check its hash chain",
@@ -30,8 +30,7 @@ export const command: CliCommand = {
       return 2
     }
     const [orderId, ...extra] = parsed.positionals
-    // The sandbox account (DESIGN.md §4); not imported from the ingress, which would load Fastify.
-    const account = parsed.values.account ?? 'sandbox'
+    const account = parsed.values.account ?? SANDBOX_ACCOUNT
     if (orderId === undefined || extra.length > 0 || !isAccountId(account)) {
       process.stderr.write(`waybill replay: ${orderId === undefined ? 'an order_id is required' : extra.length > 0 ? `unexpected argument "${extra[0]}"` : `not an account id: ${account}`}\n\n${HELP}\n`)
       return 2
@@ -66,7 +65,7 @@ function stateAfterEach(events: readonly RecordedEvent[]): Array<{ event: Record
   let state: OrderState = orderDecider.initialState()
   return events.map((event) => {
     // A type the domain does not know leaves the state as it was (and is shown as such).
-    if (KNOWN.has(event.type)) state = evolve(state, { id: event.id, type: event.type, data: event.data } as unknown as OrderEvent & { id: string })
+    if (isOrderEventType(event.type)) state = evolve(state, { id: event.id, type: event.type, data: event.data } as unknown as OrderEvent & { id: string })
     const { eventIds: _ids, ...shown } = state
     return { event, state: shown }
   })

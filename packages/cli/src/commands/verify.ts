@@ -40,7 +40,7 @@ export const command: CliCommand = {
         onProgress: (done, total) => progress.update({ done, total, elapsedMs: performance.now() - started }),
       })
       if (report.streams > 0) progress.finish({ done: report.streams, total: report.streams, elapsedMs: performance.now() - started })
-      const gaps = opened.gaps === null ? null : await opened.gaps()
+      const gaps = opened.store.gaps === undefined ? null : await opened.store.gaps()
       const ok = report.ok && (gaps === null || gaps.missing === 0)
       if (json) {
         const log = gaps === null ? null : { missing_positions: gaps.missing, gap_starts: gaps.firstMissing.map(String) }

@@ -16,9 +16,9 @@ export interface EventStoreDbOptions {
 }
 
 /**
- * The EventStore port on EventStoreDB, plus a live subscription to the global log
- * (`subscribeAll`, for `subscribeAllWithRetry`) and an append signal (`onAppended`, the shape
- * the projector already looks for on the SQLite store).
+ * The EventStore port on EventStoreDB with change notification (`onAppended`, from a live
+ * subscription to the end of the global log), plus that subscription itself (`subscribeAll`,
+ * for `subscribeAllWithRetry`).
  */
 export interface EventStoreDbStore extends EventStore, LiveSource {
   onAppended(listener: () => void): () => void

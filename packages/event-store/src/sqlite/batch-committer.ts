@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { canonicalJson } from '@waybill/domain'
 import { categoryOf } from '../category.js'
 import { hashEvent } from '../hash-chain.js'
+import { expectedRevisionHolds, reappendRevision } from '../append-rules.js'
 import type { ExpectedRevision } from '../port.js'
 import type { AppendFailure, AppendOutcome, AppendRequest } from './append-request.js'
 import { isStorageFailure } from './storage-error.js'
@@ -83,7 +84,7 @@ export class BatchCommitter {
     const first = this.#byId.get(events[0]!.id)
     if (first !== undefined) return this.#reappend(streamName, events.map((e) => e.id), expectedRevision, first) ?? conflict()
     if (events.slice(1).some((event) => this.#byId.get(event.id) !== undefined)) return conflict()
-    if (!matches(expectedRevision, current)) return conflict()
+    if (!expectedRevisionHolds(expectedRevision, current)) return conflict()
 
     let previousHash = head?.hash ?? null
     let revision = current
@@ -107,8 +108,7 @@ export class BatchCommitter {
    */
   #reappend(streamName: string, ids: readonly string[], expected: ExpectedRevision, first: PlaceRow): AppendOutcome | undefined {
     if (first.stream !== streamName) return undefined
-    const implied = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : first.revision
-    if (first.revision !== implied) return undefined
+    if (first.revision !== reappendRevision(expected, first.revision)) return undefined
     const rows = this.#range.all(streamName, first.revision, ids.length)
     if (rows.length !== ids.length || rows.some((row, i) => row.event_id !== ids[i])) return undefined
     const last = rows[rows.length - 1]!
@@ -123,13 +123,6 @@ function rollbackQuietly(db: Database.Database): void {
   } catch {
     // The connection already dropped the transaction (SQLite does so on some I/O errors).
   }
-}
-
-function matches(expected: ExpectedRevision, current: number): boolean {
-  if (expected === 'any') return true
-  if (expected === 'no_stream') return current === -1
-  if (expected === 'stream_exists') return current >= 0
-  return current === expected
 }
 
 function failed(error: unknown): AppendOutcome {

@@ -1,13 +1,4 @@
-/** What group commit has done since the store opened: for the benchmark and /metrics. */
-export interface GroupCommitStats {
-  /** Append requests the writer settled (appended, idempotent, or failed). */
-  readonly appends: number
-  /** Transactions committed or attempted: one fsync each. */
-  readonly batches: number
-  /** Histogram of appends per transaction: [size, number of transactions], by size. */
-  readonly batchSizeCounts: ReadonlyArray<readonly [size: number, count: number]>
-  readonly maxBatchSize: number
-}
+import type { WriteStats } from '../port.js'
 
 export class GroupCommitCounter {
   #appends = 0
@@ -20,7 +11,7 @@ export class GroupCommitCounter {
     this.#sizes.set(size, (this.#sizes.get(size) ?? 0) + 1)
   }
 
-  snapshot(): GroupCommitStats {
+  snapshot(): WriteStats {
     const batchSizeCounts = [...this.#sizes.entries()].sort(([a], [b]) => a - b)
     return {
       appends: this.#appends,
@@ -32,7 +23,7 @@ export class GroupCommitCounter {
 }
 
 /** Mean, median and largest batch size of a stats snapshot (zeros when nothing was written). */
-export function summarizeBatchSizes(stats: GroupCommitStats): { mean: number; p50: number; max: number } {
+export function summarizeBatchSizes(stats: WriteStats): { mean: number; p50: number; max: number } {
   if (stats.batches === 0) return { mean: 0, p50: 0, max: 0 }
   let seen = 0
   let p50 = 0

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { Position, RecordedEvent } from '../port.js'
-import type { ProjectionEvent } from '../projection-read.js'
+import type { LogGaps, Position, ProjectionEvent, RecordedEvent } from '../port.js'
 
 /** `[position, stream, revision, type, data, metadata, event_id, hash, created_at]`, raw mode. */
 type EventRow = [number, string, number, string, string, string, string, string, number]
@@ -21,13 +20,6 @@ const METADATA_KEY = /^[A-Za-z0-9_]+$/
  * come back as arrays (better-sqlite3's raw mode), which is measurably cheaper than objects for
  * the million-row reads of a rebuild.
  */
-/** What `gaps` found: how many positions below the head hold no event, and where gaps start. */
-export interface LogGaps {
-  readonly missing: number
-  /** The first position of each gap, in order, at most the sample asked for. */
-  readonly firstMissing: readonly bigint[]
-}
-
 export class ReadStatements {
   readonly #db: Database.Database
   readonly #stream: Database.Statement<[string, number, number], EventRow>

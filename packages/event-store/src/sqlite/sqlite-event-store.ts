@@ -1,14 +1,14 @@
 import type Database from 'better-sqlite3'
 import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
 import type {
-  AppendOptions, AppendResult, EventData, EventStore, Position, ReadAllOptions, ReadStreamOptions, RecordedEvent,
+  AppendOptions, AppendResult, EventData, EventStore, LogGaps, Position, ProjectionEvent, ProjectionReadOptions,
+  ReadAllOptions, ReadStreamOptions, RecordedEvent, WriteStats,
 } from '../port.js'
-import type { ProjectionEvent, ProjectionReader, ProjectionReadOptions } from '../projection-read.js'
-import { validateAppend } from './append-request.js'
+import { validateAppend } from '../append-rules.js'
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js'
-import { GroupCommitCounter, type GroupCommitStats } from './group-commit-stats.js'
+import { GroupCommitCounter } from './group-commit-stats.js'
 import { InlineWriter } from './inline-writer.js'
-import { ReadStatements, type LogGaps } from './read-statements.js'
+import { ReadStatements } from './read-statements.js'
 import { BackgroundCheckpointer } from './background-checkpointer.js'
 import { toStoreError } from './storage-error.js'
 import { WorkerWriter } from './worker-writer.js'
@@ -40,15 +40,13 @@ export interface SqliteEventStoreOptions {
   readonly readAllBatchSize?: number
 }
 
-/** The SQLite adapter: the EventStore port plus what the embedded deployment needs. */
-export interface SqliteEventStore extends EventStore, ProjectionReader {
+/**
+ * The SQLite adapter: the EventStore port with every optional ability (change notification,
+ * projection reads, group-commit statistics, gap audit), plus what the embedded deployment needs.
+ */
+export interface SqliteEventStore extends Required<EventStore> {
   readonly path: string
-  /** Group-commit figures since open. */
-  stats(): GroupCommitStats
-  /**
-   * Calls `listener` with the new head position after each transaction of THIS store commits
-   * (appends by other processes are not seen: poll readAll for those). Returns an unsubscribe.
-   */
+  /** As the port's, with the new head position of the log. */
   onAppended(listener: (head: Position) => void): () => void
   /**
    * Caps the database size at `pages` pages (PRAGMA max_page_count on the write connection);
@@ -56,12 +54,6 @@ export interface SqliteEventStore extends EventStore, ProjectionReader {
    * SQLite never sets it below the current size; pass a large number to lift it.
    */
   setMaxPageCount(pages: number): Promise<number>
-  /**
-   * Audits the global log for positions with no event (the log is gap-free unless rows were
-   * deleted behind the store's back): how many are missing, and where the first `sample` gaps
-   * start. Events cut from the very end of the log leave no gap and cannot be seen here.
-   */
-  gaps(sample?: number): Promise<LogGaps>
 }
 
 const DEFAULT_MAX_BATCH_SIZE = 512
@@ -174,7 +166,7 @@ class SqliteStore implements SqliteEventStore {
     return this.#read(() => this.#reads.head())
   }
 
-  stats(): GroupCommitStats {
+  stats(): WriteStats {
     return this.#counter.snapshot()
   }
 

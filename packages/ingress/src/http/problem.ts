@@ -1,16 +1,5 @@
-import { ERROR_CATALOGUE, WaybillError, type ErrorCode } from '@waybill/domain'
+import { ERROR_CATALOGUE, WaybillError, type ErrorCode, type Problem } from '@waybill/domain'
 import { StoreUnavailableError, WrongExpectedVersionError } from '@waybill/event-store'
-
-/** The RFC 9457 body Waybill answers every error with, plus `code` from the catalogue. */
-export interface Problem {
-  readonly type: string
-  readonly title: string
-  readonly status: number
-  readonly detail: string
-  readonly code: ErrorCode
-  readonly instance: string
-  readonly request_id: string
-}
 
 /** Where each code is described; `/errors/<code>` answers a short text without a key. */
 export function problemType(code: ErrorCode): string {

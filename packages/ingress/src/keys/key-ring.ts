@@ -5,7 +5,8 @@ import {
   foldKeyStream, KEY_CATEGORY, keyStreamName,
   type KeyIssuedData, type KeyRecord, type KeyRevokedData, type KeyRotatedData,
 } from './key-events.js'
-import { ACCOUNT_PATTERN, SANDBOX_ACCOUNT, type Principal, type Scope } from './scopes.js'
+import { ACCOUNT_MAX_LENGTH, isAccountId, SANDBOX_ACCOUNT } from '@waybill/domain'
+import type { Principal, Scope } from './scopes.js'
 
 export interface IssueKeyInput {
   readonly account: string
@@ -30,7 +31,7 @@ export class KeyRingError extends Error {
 
 /** Why a key cannot be issued as asked (the operator's mistake), or null when it can. */
 export function issueProblem(input: Pick<IssueKeyInput, 'account' | 'scopes' | 'test'>): string | null {
-  if (!ACCOUNT_PATTERN.test(input.account)) return `account "${input.account}" must match [a-z0-9_]+ (at most 64 characters)`
+  if (!isAccountId(input.account)) return `account "${input.account}" must be lower-case letters, digits and _ (at most ${ACCOUNT_MAX_LENGTH} characters)`
   if (input.test === true && input.account !== SANDBOX_ACCOUNT) return `test keys belong to the ${SANDBOX_ACCOUNT} account only`
   if (input.scopes.length === 0) return 'a key needs at least one scope'
   return null

@@ -6,11 +6,7 @@ export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value)
 }
 
-/** The account a test key is bound to; test keys never see any other. */
-export const SANDBOX_ACCOUNT = 'sandbox'
-
-/** Accounts appear inside stream names (`order-<account>-<order_id>`), so no `-` is allowed. */
-export const ACCOUNT_PATTERN = /^[a-z0-9_]{1,64}$/
+export { ACCOUNT_PATTERN, SANDBOX_ACCOUNT } from '@waybill/domain'
 
 /**
  * The authenticated caller, set on every request that passed the key check. Read routes

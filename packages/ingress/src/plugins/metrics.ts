@@ -30,14 +30,6 @@ export interface MetricsOptions {
   readonly projectorLag?: () => number
 }
 
-interface GroupCommitSource {
-  stats(): { appends: number; batches: number; batchSizeCounts: ReadonlyArray<readonly [number, number]> }
-}
-
-function hasStats(store: EventStore): store is EventStore & GroupCommitSource {
-  return typeof (store as Partial<GroupCommitSource>).stats === 'function'
-}
-
 /** Upper bounds of the batch-size histogram (appends per transaction, i.e. per fsync). */
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 
@@ -63,8 +55,8 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
     buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   })
-  const store = options.store
-  if (hasStats(store)) {
+  const stats = options.store.stats?.bind(options.store)
+  if (stats !== undefined) {
     // The store keeps exact counts per batch size; they are re-expressed as a cumulative
     // histogram at scrape time rather than observed twice on the hot path.
     new Gauge({
@@ -73,7 +65,7 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
       labelNames: ['le'] as const,
       registers: [registry],
       collect() {
-        const { batchSizeCounts, batches } = store.stats()
+        const { batchSizeCounts, batches } = stats()
         for (const bound of BATCH_BUCKETS) {
           let count = 0
           for (const [size, n] of batchSizeCounts) if (size <= bound) count += n
@@ -86,13 +78,13 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
       name: 'waybill_group_commit_batches',
       help: 'Transactions committed or attempted by the SQLite writer since the store opened',
       registers: [registry],
-      collect() { this.set(store.stats().batches) },
+      collect() { this.set(stats().batches) },
     })
     new Gauge({
       name: 'waybill_group_commit_appends',
       help: 'Appends settled by the SQLite writer since the store opened',
       registers: [registry],
-      collect() { this.set(store.stats().appends) },
+      collect() { this.set(stats().appends) },
     })
   }
   const projectorLag = options.projectorLag

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
-  DeliveryRequestSchema, deliveryImages, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
+  DeliveryRequestSchema, deliveryImages, ProblemSchema, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
   validateDelivery, WaybillError, type DomainErrorCode, type WireEvent,
 } from '@waybill/domain'
 import { handleCommand, type EventStore } from '@waybill/event-store'
 import { requireScope } from '../plugins/auth.js'
-import { ProblemSchema } from '../http/problem-schema.js'
 import type { Scope } from '../keys/scopes.js'
 import type { BlobStore } from '../http/images.js'
 

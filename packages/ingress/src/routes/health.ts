@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { WaybillError } from '@waybill/domain'
+import { ProblemSchema, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
-import { ProblemSchema } from '../http/problem-schema.js'
 
 /**
  * Probes for deployments, without a key: /healthz says the process answers, /readyz that the

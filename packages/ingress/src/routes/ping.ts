@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { ProblemSchema } from '../http/problem-schema.js'
+import { ProblemSchema } from '@waybill/domain'
 import { requirePrincipal } from '../plugins/auth.js'
 
 /** GET /ping (SPEC.md §4.2): the service runs and the key is valid; any scope will do. */

@@ -1,0 +1,20 @@
+/** The values the wire `status` field accepts (ORDER_ADD and ORDER_UPDATE). */
+export const WIRE_STATUSES = ['pending', 'in_progress'] as const
+export type WireStatus = (typeof WIRE_STATUSES)[number]
+
+/** Where an order ends once it can no longer change (docs/contract.md, "States"). */
+export const LOCKED_STATUSES = ['completed', 'canceled'] as const
+export type LockedStatus = (typeof LOCKED_STATUSES)[number]
+
+/** Every state an order can be in: the two wire statuses and the two locked ends. */
+export const ORDER_STATUSES = [...WIRE_STATUSES, ...LOCKED_STATUSES] as const
+export type OrderStatus = (typeof ORDER_STATUSES)[number]
+
+/** Completed and canceled orders can no longer be modified: the lock rule's one home. */
+export function isLocked(status: OrderStatus): status is LockedStatus {
+  return status === 'completed' || status === 'canceled'
+}
+
+export function isWireStatus(value: unknown): value is WireStatus {
+  return value === 'pending' || value === 'in_progress'
+}

@@ -1,0 +1,17 @@
+import t from 'tap'
+import {
+  isLocked, isOrderEventType, isWireStatus, LOCKED_STATUSES, ORDER_EVENT_TYPES, ORDER_STATUSES, WIRE_STATUSES,
+} from '../src/index.js'
+
+t.test('every order status is a wire status or a locked one, and only the locked ones lock', async (t) => {
+  t.same(ORDER_STATUSES, [...WIRE_STATUSES, ...LOCKED_STATUSES])
+  t.same(ORDER_STATUSES.filter(isLocked), ['completed', 'canceled'])
+  t.same(ORDER_STATUSES.filter((status) => isWireStatus(status)), ['pending', 'in_progress'])
+  for (const other of ['delivered', 'PENDING', '', null, 1]) t.notOk(isWireStatus(other), String(other))
+})
+
+t.test('the stored event types', async (t) => {
+  t.same(ORDER_EVENT_TYPES, ['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
+  t.ok(ORDER_EVENT_TYPES.every(isOrderEventType))
+  for (const other of ['ORDER_ADD', 'KeyIssued', 'orderadded', '']) t.notOk(isOrderEventType(other), other)
+})
