@@ -6,7 +6,7 @@ import { eventIdFor } from '../src/event-id.js'
 import { toCommand } from '../src/to-command.js'
 import { deliveryImages, type ValidDelivery } from '../src/valid-delivery.js'
 import { validateDelivery } from '../src/validate-delivery.js'
-import { DeliveryRequestSchema } from '../src/wire-schemas.js'
+import { DeliveryRequestSchema } from '../src/delivery-schema.js'
 import { JPEG, PNG, body } from './wire-samples.js'
 
 function valid(input: Record<string, unknown>): ValidDelivery {

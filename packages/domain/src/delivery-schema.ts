@@ -1,13 +1,16 @@
-import Type, { type Static } from 'typebox'
+import Type, { type Static, type TSchema } from 'typebox'
+import type { WireEvent } from './commands.js'
+import { imageRule, objectRule, statusRule, textRule, timestampRule, type FieldRule } from './field-rules.js'
 import { IMAGE_MAX_BASE64_LENGTH, LIMITS } from './limits.js'
 import { WIRE_STATUSES } from './statuses.js'
+import { IMAGE_FORMAT, TIMESTAMP_FORMAT } from './wire-formats.js'
 
 /*
- * The wire format of POST /v1/deliveries as JSON Schema, for the OpenAPI document and the tests.
- * Patterns are ECMAScript with the `u` flag (as TypeBox and Ajv evaluate them); lengths count
- * code points. `validateDelivery` enforces all of this and what a schema cannot say: that a date
- * exists in the calendar (no Feb 30), that base64 pad bits are zero, the exact decoded size, and
- * that image bytes match their media type. Extra properties are allowed: they are ignored.
+ * The wire format of POST /v1/deliveries: one TypeBox schema per event, which the validator
+ * compiles (validate-delivery.ts) and the OpenAPI document shows, so the two cannot drift.
+ * Patterns are ECMAScript with the `u` flag (as TypeBox evaluates them); lengths count code
+ * points. What a pattern cannot say is a named format (wire-formats.ts). Extra properties are
+ * allowed: they are ignored and never stored.
  */
 
 const NO_CONTROL = '\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF'
@@ -20,29 +23,31 @@ const TIMESTAMP_PATTERN =
 function caseless(text: string): string {
   return [...text].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('')
 }
-const BASE64_PATTERN = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?'
-const IMAGE_PATTERN = `^${caseless('data:image/')}(?:${caseless('jpeg')}|${caseless('png')}|${caseless('webp')});${caseless('base64')},${BASE64_PATTERN}$`
+// Only the prefix: the base64 itself is judged by the image format. A pattern over the whole
+// base64 (`(?:[A-Za-z0-9+/]{4})*…$`) overflows V8's regular-expression stack on a 5 MiB image,
+// in our validator and in any client a generator builds from the OpenAPI document.
+const IMAGE_PATTERN = `^${caseless('data:image/')}(?:${caseless('jpeg')}|${caseless('png')}|${caseless('webp')});${caseless('base64')},`
 const IMAGE_MAX_LENGTH = 'data:image/jpeg;base64,'.length + IMAGE_MAX_BASE64_LENGTH
 
-const text = (description: string) =>
-  Type.String({ minLength: 1, maxLength: LIMITS.stringMaxLength, pattern: TEXT_PATTERN, description })
+const text = (description: string, maxLength: number = LIMITS.stringMaxLength) =>
+  Type.String({ minLength: 1, maxLength, pattern: TEXT_PATTERN, description })
 
 const timestamp = (description: string) =>
-  Type.String({ pattern: TIMESTAMP_PATTERN, description: `${description} UTC, YYYY-MM-DDTHH:MM:SSZ, optional fraction.` })
+  Type.String({
+    pattern: TIMESTAMP_PATTERN,
+    format: TIMESTAMP_FORMAT,
+    description: `${description} UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.`,
+  })
 
 const image = (description: string) =>
   Type.String({
     maxLength: IMAGE_MAX_LENGTH,
     pattern: IMAGE_PATTERN,
-    description: `${description} data:<image/jpeg|image/png|image/webp>;base64,<data>, at most ${LIMITS.imageMaxBytes} bytes decoded; the bytes must be of that type.`,
+    format: IMAGE_FORMAT,
+    description: `${description} data:<image/jpeg|image/png|image/webp>;base64,<data>: strict base64 (RFC 4648, no line breaks), at most ${LIMITS.imageMaxBytes} bytes decoded, bytes of that image type.`,
   })
 
-const orderId = Type.String({
-  minLength: 1,
-  maxLength: LIMITS.orderIdMaxLength,
-  pattern: TEXT_PATTERN,
-  description: 'Identifier of the order, chosen by the caller; unique within the account of the API key.',
-})
+const orderId = text('Identifier of the order, chosen by the caller; unique within the account of the API key.', LIMITS.orderIdMaxLength)
 const status = Type.Enum([...WIRE_STATUSES], { description: 'Status of the order.' })
 const address = text('Delivery address.')
 
@@ -81,11 +86,11 @@ export const OrderCanceledPayloadSchema = Type.Object({
   reason: text('Why the order was canceled.'),
 })
 
-const envelope = <Event extends string, Payload extends Type.TSchema>(event: Event, payload: Payload, description: string) =>
+const envelope = <Event extends WireEvent, Payload extends TSchema>(event: Event, payload: Payload, description: string) =>
   Type.Object(
     {
       event: Type.Literal(event, { description: 'Name of the event.' }),
-      event_date: timestamp('When the event occurred,'),
+      event_date: timestamp('When the event occurred.'),
       event_payload: payload,
     },
     { description },
@@ -96,10 +101,34 @@ export const OrderUpdateRequestSchema = envelope('ORDER_UPDATE', OrderUpdatePayl
 export const OrderCompleteRequestSchema = envelope('ORDER_COMPLETE', OrderCompletePayloadSchema, 'An order was delivered; it is locked (202).')
 export const OrderCanceledRequestSchema = envelope('ORDER_CANCELED', OrderCanceledPayloadSchema, 'An order was canceled; it is locked (202).')
 
+/** The envelope schema of each event, as the validator compiles it. */
+export const DELIVERY_REQUEST_SCHEMAS = {
+  ORDER_ADD: OrderAddRequestSchema,
+  ORDER_UPDATE: OrderUpdateRequestSchema,
+  ORDER_COMPLETE: OrderCompleteRequestSchema,
+  ORDER_CANCELED: OrderCanceledRequestSchema,
+} as const satisfies Record<WireEvent, TSchema>
+
 /** The body of POST /v1/deliveries: one of the four event envelopes, selected by `event`. */
 export const DeliveryRequestSchema = Type.Union(
   [OrderAddRequestSchema, OrderUpdateRequestSchema, OrderCompleteRequestSchema, OrderCanceledRequestSchema],
-  { description: 'A delivery event (SPEC.md §2).' },
+  { description: 'A delivery event: the envelope, with the payload of its event.' },
 )
 
 export type DeliveryRequest = Static<typeof DeliveryRequestSchema>
+
+/** Which rule explains a refusal of each wire field (one meaning per name, in every event). */
+export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
+  event_date: timestampRule,
+  event_payload: objectRule,
+  order_id: textRule(LIMITS.orderIdMaxLength),
+  customer: textRule(LIMITS.stringMaxLength),
+  location: textRule(LIMITS.stringMaxLength),
+  status: statusRule,
+  address: textRule(LIMITS.stringMaxLength),
+  delivery_date: timestampRule,
+  pod: imageRule,
+  recipient: textRule(LIMITS.stringMaxLength),
+  signature: imageRule,
+  reason: textRule(LIMITS.stringMaxLength),
+}
