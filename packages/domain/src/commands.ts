@@ -1,6 +1,6 @@
 import type { OrderAddedData, OrderCanceledData, OrderCompletedData, OrderUpdatedData } from './events.js'
 
-/** The four wire event names of SPEC.md §2.1. */
+/** The four wire event names (docs/contract.md#event-envelope). */
 export const WIRE_EVENTS = ['ORDER_ADD', 'ORDER_UPDATE', 'ORDER_COMPLETE', 'ORDER_CANCELED'] as const
 export type WireEvent = (typeof WIRE_EVENTS)[number]
 

@@ -14,7 +14,7 @@ function rejected(error: DomainErrorCode): OrderDecision {
 }
 
 /**
- * The rules of SPEC.md §3. An exact retry (its deterministic id is already in the stream) is
+ * The order rules (docs/contract.md#states-and-transitions). An exact retry (its deterministic id is already in the stream) is
  * recognised first, so that it answers its original success even after the order moved on or
  * was locked; everything else meets conflict, not_found and locked as the spec says.
  */

@@ -1,6 +1,6 @@
 /**
- * The one catalogue of error codes Waybill answers with: SPEC.md §7 plus our own three
- * (DESIGN.md §3). The ingress turns a `WaybillError` into an RFC 9457 problem body; the HTTP
+ * The one catalogue of error codes Waybill answers with: the specification's eleven plus our
+ * own three (docs/contract.md#error-codes). The ingress turns a `WaybillError` into an RFC 9457 problem body; the HTTP
  * status lives here because it is part of the published contract, like the codes themselves.
  */
 export const ERROR_CATALOGUE = {
@@ -22,7 +22,7 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE
 
-/** The order rules of SPEC.md §3 a decision can break. */
+/** The order rules a decision can break (docs/contract.md#states-and-transitions). */
 export type DomainErrorCode = Extract<ErrorCode, 'not_found' | 'locked' | 'conflict'>
 
 export function isErrorCode(value: unknown): value is ErrorCode {
@@ -35,7 +35,7 @@ export interface WaybillErrorOptions {
   /**
    * Overrides the catalogue's status. Used for one case only: a `server_error` answered as 503
    * (with Retry-After) when the store is full or unreachable, so that clients which only know
-   * SPEC.md's codes still see `server_error` while the status tells them the failure is passing.
+   * the specification's codes still see `server_error` while the status tells them the failure is passing.
    */
   readonly status?: 503
   readonly cause?: unknown

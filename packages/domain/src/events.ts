@@ -43,7 +43,7 @@ export interface OrderCanceledData {
   readonly event_date: string
 }
 
-/** Metadata every stored order event carries (docs/design.md, "Events"); the store adds `prev_hash`. */
+/** Metadata every stored order event carries (docs/design.md#events-and-metadata); the store adds `prev_hash`. */
 export interface OrderEventMetadata {
   readonly received_at: string
   readonly key_id: string

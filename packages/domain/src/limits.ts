@@ -1,5 +1,5 @@
 /**
- * Waybill's size limits (SPEC.md §8 says "not shown"; DESIGN.md §3 sets them). Lengths count
+ * Waybill's size limits (docs/contract.md#limits; the specification leaves them open). Lengths count
  * Unicode code points, as JSON Schema's maxLength does.
  */
 export const LIMITS = {

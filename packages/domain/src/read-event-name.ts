@@ -4,7 +4,7 @@ import { WaybillError } from './errors.js'
 const EVENTS: readonly string[] = WIRE_EVENTS
 
 /**
- * The first wire check after parsing (DESIGN.md §3): the body must be an object whose own
+ * The first wire check after parsing (docs/contract.md#order-of-checks): the body must be an object whose own
  * `event` is one of the four names, else `unknown_event` (so `{}` is unknown_event). On success
  * the body comes back typed as a record, ready for `validateDelivery`.
  */

@@ -2,7 +2,7 @@
 export const WIRE_STATUSES = ['pending', 'in_progress'] as const
 export type WireStatus = (typeof WIRE_STATUSES)[number]
 
-/** Where an order ends once it can no longer change (docs/contract.md, "States"). */
+/** Where an order ends once it can no longer change (docs/contract.md#states-and-transitions). */
 export const LOCKED_STATUSES = ['completed', 'canceled'] as const
 export type LockedStatus = (typeof LOCKED_STATUSES)[number]
 

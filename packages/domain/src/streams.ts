@@ -6,8 +6,8 @@ export const ORDER_CATEGORY = 'order'
 const ORDER_STREAM = new RegExp(`^${ORDER_CATEGORY}-(${ACCOUNT_CHARACTERS}+)-([\\s\\S]+)$`)
 
 /**
- * The stream of one order of one account: `order-<account>-<order_id>` (docs/design.md,
- * "Streams"). The order_id is kept verbatim, `-` included. Throws a TypeError on an account id
+ * The stream of one order of one account: `order-<account>-<order_id>`
+ * (docs/design.md#streams-and-account-scoping). The order_id is kept verbatim, `-` included. Throws a TypeError on an account id
  * that breaks the account rule or an empty order_id: both would be programming errors, not
  * client input.
  */

@@ -14,11 +14,11 @@ export type OrderCompletePayload = Omit<OrderCompletedData, 'event_date' | 'pod'
 interface Valid<Event extends WireEvent, Payload> {
   readonly event: Event
   readonly event_date: string
-  /** Only the fields of this event (SPEC.md §2.3), with the values as sent. */
+  /** Only the fields of this event (docs/contract.md#event-payloads), with the values as sent. */
   readonly payload: Payload
 }
 
-/** A delivery that passed every wire rule of DESIGN.md §3, typed by its event. */
+/** A delivery that passed every wire rule (docs/contract.md#validation-rules), typed by its event. */
 export type ValidDelivery =
   | Valid<'ORDER_ADD', OrderAddPayload>
   | Valid<'ORDER_UPDATE', OrderUpdatePayload>

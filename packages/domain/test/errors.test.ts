@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ERROR_CATALOGUE, WaybillError, isErrorCode } from '../src/errors.js'
 
-t.test('the catalogue holds SPEC.md §7 codes and our three, with DESIGN.md §3 statuses', async (t) => {
+t.test('the catalogue holds the codes and statuses of docs/contract.md#error-codes', async (t) => {
   const statuses = Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([code, { status }]) => [code, status]))
   t.same(statuses, {
     insecure_connection: 403, api_key_missing: 401, invalid_api_key: 401, api_key_forbidden: 403, no_body: 400,

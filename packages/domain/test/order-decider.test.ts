@@ -12,7 +12,8 @@ function given(...history: OrderCommand[]) {
 
 const appended = (command: OrderCommand) => ({ outcome: 'append', events: [factOf(command)] })
 
-t.test('SPEC §3 (no order) + ORDER_ADD → the order is added with its status', async (t) => {
+// The rows of docs/contract.md#states-and-transitions, one test each.
+t.test('(no order) + ORDER_ADD → the order is added with its status', async (t) => {
   for (const status of ['pending', 'in_progress'] as const) {
     const add = addOrder({ status })
     t.same(given().when(add), appended(add))
@@ -21,7 +22,7 @@ t.test('SPEC §3 (no order) + ORDER_ADD → the order is added with its status',
   }
 })
 
-t.test('SPEC §3 ORDER_ADD on an existing order → conflict, whatever its state', async (t) => {
+t.test('ORDER_ADD on an existing order → conflict, whatever its state', async (t) => {
   const other = addOrder({ customer: 'someone else' })
   t.same(given(addOrder()).when(other), { outcome: 'rejected', error: 'conflict' })
   t.same(given(addOrder(), updateOrder()).when(other), { outcome: 'rejected', error: 'conflict' })
@@ -29,7 +30,7 @@ t.test('SPEC §3 ORDER_ADD on an existing order → conflict, whatever its state
   t.same(given(addOrder(), cancelOrder()).when(other), { outcome: 'rejected', error: 'conflict' })
 })
 
-t.test('SPEC §3 ORDER_UPDATE on pending or in_progress → status, address and delivery_date replaced', async (t) => {
+t.test('ORDER_UPDATE on pending or in_progress → status, address and delivery_date replaced', async (t) => {
   for (const before of ['pending', 'in_progress'] as const) {
     for (const status of ['pending', 'in_progress'] as const) {
       const update = updateOrder({ status })
@@ -47,7 +48,7 @@ t.test('SPEC §3 ORDER_UPDATE on pending or in_progress → status, address and 
   }
 })
 
-t.test('SPEC §3 ORDER_COMPLETE on pending or in_progress → locked as completed', async (t) => {
+t.test('ORDER_COMPLETE on pending or in_progress → locked as completed', async (t) => {
   for (const before of [[addOrder()], [addOrder(), updateOrder()]]) {
     const complete = completeOrder()
     t.same(given(...before).when(complete), appended(complete))
@@ -59,7 +60,7 @@ t.test('SPEC §3 ORDER_COMPLETE on pending or in_progress → locked as complete
   t.notOk('signature' in unsigned, 'no signature key when none was sent')
 })
 
-t.test('SPEC §3 ORDER_CANCELED on pending or in_progress → locked as canceled', async (t) => {
+t.test('ORDER_CANCELED on pending or in_progress → locked as canceled', async (t) => {
   for (const before of [[addOrder()], [addOrder(), updateOrder()]]) {
     const cancel = cancelOrder()
     t.same(given(...before).when(cancel), appended(cancel))
@@ -67,7 +68,7 @@ t.test('SPEC §3 ORDER_CANCELED on pending or in_progress → locked as canceled
   t.match(foldOrder([factOf(addOrder()), factOf(cancelOrder())]), { status: 'canceled', reason: 'customer moved' })
 })
 
-t.test('SPEC §3 UPDATE, COMPLETE or CANCEL on a locked order → locked', async (t) => {
+t.test('UPDATE, COMPLETE or CANCEL on a locked order → locked', async (t) => {
   const changes = [updateOrder({ address: 'elsewhere' }), completeOrder({ recipient: 'X' }), cancelOrder({ reason: 'late' })]
   for (const lock of [completeOrder(), cancelOrder()]) {
     for (const change of changes) {
@@ -76,7 +77,7 @@ t.test('SPEC §3 UPDATE, COMPLETE or CANCEL on a locked order → locked', async
   }
 })
 
-t.test('SPEC §3 UPDATE, COMPLETE or CANCEL with no order → not_found', async (t) => {
+t.test('UPDATE, COMPLETE or CANCEL with no order → not_found', async (t) => {
   for (const change of [updateOrder(), completeOrder(), cancelOrder()]) {
     t.same(given().when(change), { outcome: 'rejected', error: 'not_found' }, change.type)
   }

@@ -60,7 +60,7 @@ t.test('a value of the wrong JSON type is a bad_request naming the field', async
   }
 })
 
-t.test('checks run in the order of the SPEC table: the first failing field is named', async (t) => {
+t.test('checks run in payload order (docs/contract.md#event-payloads): the first failing field is named', async (t) => {
   rejects(t, 'ORDER_ADD', body('ORDER_ADD', { customer: 1, address: 2 }, { event_date: 'x' }), /^event_date:/)
   rejects(t, 'ORDER_ADD', body('ORDER_ADD', { customer: 1, address: 2 }), /^event_payload\.customer:/)
   rejects(t, 'ORDER_COMPLETE', body('ORDER_COMPLETE', { pod: 'x', recipient: '' }), /^event_payload\.pod:/)

@@ -30,7 +30,7 @@ export const PAYLOADS: Record<WireEvent, Record<string, string>> = {
   ORDER_CANCELED: { order_id: 'A-1001', reason: 'customer moved' },
 }
 
-/** The fields SPEC.md §2.3 requires of each event. */
+/** The fields each event requires (docs/contract.md#event-payloads). */
 export const REQUIRED: Record<WireEvent, readonly string[]> = {
   ORDER_ADD: ['order_id', 'customer', 'location', 'status', 'address', 'delivery_date'],
   ORDER_UPDATE: ['order_id', 'status', 'address', 'delivery_date'],
