@@ -1,6 +1,9 @@
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
+import { envSchema } from 'env-schema'
+import Type, { type Static } from 'typebox'
 
-/** Everything Waybill reads from its environment (DESIGN.md §5), validated and typed. */
+/** Everything Waybill reads from its environment (docs/design.md, "Configuration"), validated and typed. */
 export interface WaybillConfig {
   readonly dataDir: string
   readonly httpsPort: number
@@ -27,66 +30,81 @@ export class ConfigError extends Error {
   }
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const port = (description: string, fallback?: number) =>
+  Type.Integer({ minimum: 0, maximum: 65535, description, ...(fallback === undefined ? {} : { default: fallback }) })
+// The upper bound keeps the value an exact integer once read as a JS number.
+const count = (description: string, fallback: number) =>
+  Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: fallback, description })
 
+/**
+ * Every environment variable Waybill reads: its type, default, allowed values and meaning. The
+ * one home of the configuration: `loadConfig` validates with it, the deploy test takes the
+ * variable names from it and the README's "Configuration" table is checked against it. Rules
+ * between variables are in `loadConfig`.
+ */
+export const CONFIG_SCHEMA = Type.Object({
+  WAYBILL_DATA_DIR: Type.String({ default: './data',
+    description: 'event store (`events.sqlite`), images (`blobs/`), `tls/`, `test-api-key`, `replaced-keys/`' }),
+  WAYBILL_HTTPS_PORT: port('HTTPS listener', 8443),
+  WAYBILL_HTTP_PORT: port(
+    'plain-HTTP listener (answers only `insecure_connection`); must differ from `WAYBILL_HTTPS_PORT` unless 0', 8080),
+  WAYBILL_HOST: Type.String({ default: '127.0.0.1', description: 'address both listeners bind' }),
+  WAYBILL_TLS_CERT: Type.Optional(Type.String({
+    description: 'PEM certificate file; set with `WAYBILL_TLS_KEY` or neither (neither: a self-signed pair in the data dir)' })),
+  WAYBILL_TLS_KEY: Type.Optional(Type.String({ description: 'PEM private key file of `WAYBILL_TLS_CERT`; both or neither' })),
+  WAYBILL_TRUST_PROXY: Type.Optional(Type.String({
+    description: 'comma-separated IPs/CIDR ranges whose `X-Forwarded-Proto`/`X-Forwarded-For` are believed; unset: trust nobody' })),
+  WAYBILL_STORE: Type.Enum(['sqlite', 'eventstoredb'], { default: 'sqlite', description: 'the event store' }),
+  EVENTSTORE_CONNECTION_STRING: Type.Optional(Type.String({
+    description: '`esdb://…` or `esdb+discover://…`, required with `WAYBILL_STORE=eventstoredb`' })),
+  WAYBILL_RATE_LIMIT: count('requests per key per window', 1000),
+  WAYBILL_RATE_LIMIT_WINDOW_MS: count('the rate-limit window, in milliseconds', 1000),
+  WAYBILL_METRICS_PORT: Type.Optional(port(
+    'serve `/metrics` on this plain-HTTP port instead of the HTTPS listener; must differ from both listeners unless 0')),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info', description: 'pino log level (the API key header is never logged)' }),
+}, { additionalProperties: false })
+
+/** The environment as the schema leaves it: each variable by name, numbers coerced, defaults filled. */
+export type WaybillEnvironment = Static<typeof CONFIG_SCHEMA>
+
+/**
+ * Validates `env` (and nothing else: no `process.env` behind it, no `.env` file) against
+ * CONFIG_SCHEMA and the rules between variables. Unknown variables are ignored; an empty value
+ * counts as unset. Every failure is a ConfigError whose message starts with the variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig {
-  const text = (name: string): string | undefined => {
-    const value = env[name]?.trim()
-    return value === undefined || value === '' ? undefined : value
-  }
-  const port = (name: string, fallback: number | null): number | null => {
-    const value = text(name)
-    if (value === undefined) return fallback
-    if (!/^\d+$/.test(value) || Number(value) > 65535) {
-      throw new ConfigError(name, `expected a port number from 0 to 65535, got "${value}"`)
-    }
-    return Number(value)
-  }
-  const positive = (name: string, fallback: number): number => {
-    const value = text(name)
-    if (value === undefined) return fallback
-    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
-      throw new ConfigError(name, `expected a whole number of at least 1, got "${value}"`)
-    }
-    return Number(value)
-  }
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const value = text(name) ?? fallback
-    if (!(allowed as readonly string[]).includes(value)) {
-      throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${value}"`)
-    }
-    return value as T
-  }
+  const values = validate(env)
 
-  const certPath = text('WAYBILL_TLS_CERT')
-  const keyPath = text('WAYBILL_TLS_KEY')
+  const certPath = values.WAYBILL_TLS_CERT
+  const keyPath = values.WAYBILL_TLS_KEY
   if ((certPath === undefined) !== (keyPath === undefined)) {
     throw new ConfigError(certPath === undefined ? 'WAYBILL_TLS_CERT' : 'WAYBILL_TLS_KEY',
       'WAYBILL_TLS_CERT and WAYBILL_TLS_KEY go together: set both or neither')
   }
 
-  const trustProxy = (text('WAYBILL_TRUST_PROXY') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const trustProxy = (values.WAYBILL_TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean)
   for (const entry of trustProxy) {
     if (!isAddressOrCidr(entry)) {
       throw new ConfigError('WAYBILL_TRUST_PROXY', `"${entry}" is not an IP address or CIDR range`)
     }
   }
 
-  const store = oneOf('WAYBILL_STORE', ['sqlite', 'eventstoredb'], 'sqlite')
-  const connection = text('EVENTSTORE_CONNECTION_STRING') ?? null
-  if (store === 'eventstoredb') {
+  const connection = values.EVENTSTORE_CONNECTION_STRING ?? null
+  // Only checked when used, so a sqlite deployment may keep a connection string it does not use.
+  if (values.WAYBILL_STORE === 'eventstoredb') {
     if (connection === null) {
       throw new ConfigError('EVENTSTORE_CONNECTION_STRING', 'required when WAYBILL_STORE=eventstoredb')
     }
     // The schemes @eventstore/db-client 6 parses; kurrentdb:// needs @kurrent/kurrentdb-client.
     if (!/^esdb(\+discover)?:\/\/[^/?]/.test(connection)) {
-      throw new ConfigError('EVENTSTORE_CONNECTION_STRING', 'expected esdb://host:port… or esdb+discover://host:port…')
+      throw new ConfigError('EVENTSTORE_CONNECTION_STRING', `expected esdb://host:port… or esdb+discover://host:port…`)
     }
   }
 
-  const httpsPort = port('WAYBILL_HTTPS_PORT', 8443) as number
-  const httpPort = port('WAYBILL_HTTP_PORT', 8080) as number
-  const metricsPort = port('WAYBILL_METRICS_PORT', null)
+  const httpsPort = values.WAYBILL_HTTPS_PORT
+  const httpPort = values.WAYBILL_HTTP_PORT
+  const metricsPort = values.WAYBILL_METRICS_PORT ?? null
   // Port 0 (any free port, for tests) may repeat; a fixed port cannot serve two listeners.
   if (httpPort !== 0 && httpPort === httpsPort) {
     throw new ConfigError('WAYBILL_HTTP_PORT', `must differ from WAYBILL_HTTPS_PORT (both ${httpPort})`)
@@ -96,27 +114,63 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
   }
 
   return {
-    dataDir: resolve(text('WAYBILL_DATA_DIR') ?? './data'),
+    dataDir: resolve(values.WAYBILL_DATA_DIR),
     httpsPort,
     httpPort,
-    host: text('WAYBILL_HOST') ?? '127.0.0.1',
+    host: values.WAYBILL_HOST,
     tls: certPath !== undefined && keyPath !== undefined ? { certPath: resolve(certPath), keyPath: resolve(keyPath) } : null,
     trustProxy,
-    store,
+    store: values.WAYBILL_STORE,
     eventstoreConnectionString: connection,
-    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logLevel: values.LOG_LEVEL,
     metricsPort,
-    rateLimit: { max: positive('WAYBILL_RATE_LIMIT', 1000), windowMs: positive('WAYBILL_RATE_LIMIT_WINDOW_MS', 1000) },
+    rateLimit: { max: values.WAYBILL_RATE_LIMIT, windowMs: values.WAYBILL_RATE_LIMIT_WINDOW_MS },
   }
 }
 
+type PropertySchema = {
+  readonly type?: string; readonly enum?: readonly string[]; readonly pattern?: string; readonly minimum?: number; readonly maximum?: number
+}
+type SchemaError = { readonly instancePath: string }
+
+function validate(env: NodeJS.ProcessEnv): WaybillEnvironment {
+  // Only the schema's variables, trimmed. An empty value is an unset one: `WAYBILL_METRICS_PORT=`
+  // in a compose file means "the default", and Ajv would otherwise coerce "" to the number 0.
+  const given: Record<string, string> = {}
+  for (const [name, schema] of Object.entries(CONFIG_SCHEMA.properties as Record<string, PropertySchema>)) {
+    const value = env[name]?.trim()
+    if (value === undefined || value === '') continue
+    // Ajv's coercion takes "1e3", "0x50", "+80" and "Infinity" for integers, and lets Infinity
+    // past every range (ajv-validator/ajv#2212), so a whole number must be written in digits.
+    if (schema.type === 'integer' && !/^\d+$/.test(value)) throw refusal(name, schema, value)
+    given[name] = value
+  }
+  try {
+    // env: false: `env` is the whole input, so tests and tools can pass their own. No dotenv: an
+    // operator's stray .env must not change the service silently. No expansion: a `$` in a
+    // connection-string password is a character, not a reference.
+    return envSchema<WaybillEnvironment>({ schema: CONFIG_SCHEMA, data: given, env: false, dotenv: false, expandEnv: false })
+  } catch (error) {
+    const [first] = (error as { errors?: readonly SchemaError[] }).errors ?? []
+    const variable = first?.instancePath.slice(1) ?? ''
+    const schema = (CONFIG_SCHEMA.properties as Record<string, PropertySchema | undefined>)[variable]
+    if (first === undefined || schema === undefined) throw error
+    throw refusal(variable, schema, given[variable] ?? '')
+  }
+}
+
+// What the variable accepts, in words from its schema, and what it was given.
+function refusal(variable: string, schema: PropertySchema, value: string): ConfigError {
+  const expected = schema.enum !== undefined ? `one of ${schema.enum.join(', ')}`
+    : schema.type !== 'integer' ? `a value matching ${schema.pattern ?? 'the schema'}`
+    : schema.maximum === Number.MAX_SAFE_INTEGER ? `a whole number of at least ${schema.minimum}`
+    : `a whole number from ${schema.minimum} to ${schema.maximum}`
+  return new ConfigError(variable, `expected ${expected}, got "${value}"`)
+}
+
 function isAddressOrCidr(value: string): boolean {
-  const [address, bits, ...rest] = value.split('/')
-  if (rest.length > 0 || address === undefined) return false
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address)
-  const isV4 = v4 !== null && v4.slice(1).every((octet) => Number(octet) <= 255)
-  const isV6 = !isV4 && /^[0-9a-fA-F:]+$/.test(address) && address.includes(':')
-  if (!isV4 && !isV6) return false
-  if (bits === undefined) return true
-  return /^\d+$/.test(bits) && Number(bits) <= (isV4 ? 32 : 128)
+  const [address = '', bits, ...rest] = value.split('/')
+  const version = isIP(address)
+  if (version === 0 || rest.length > 0) return false
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128))
 }

@@ -6,7 +6,7 @@ type SystemError = NodeJS.ErrnoException & { readonly port?: number; readonly li
  * A start-up failure that comes from a configured value (a port in use, a host that does not
  * resolve, an unreadable or unusable TLS file, a data dir that is not a directory) as the
  * ConfigError naming that variable; anything else unchanged. The environment is validated at
- * start (DESIGN.md §5), but these only show when the server tries them.
+ * start (docs/design.md, "Configuration"), but these only show when the server tries them.
  */
 export function explainStartError(error: unknown, config: WaybillConfig): unknown {
   if (error instanceof ConfigError || typeof error !== 'object' || error === null) return error

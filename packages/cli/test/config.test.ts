@@ -1,0 +1,184 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { CONFIG_SCHEMA, ConfigError, loadConfig, type WaybillConfig } from '../src/config.js'
+
+const DEFAULTS: WaybillConfig = {
+  dataDir: resolve('./data'),
+  httpsPort: 8443,
+  httpPort: 8080,
+  host: '127.0.0.1',
+  tls: null,
+  trustProxy: [],
+  store: 'sqlite',
+  eventstoreConnectionString: null,
+  logLevel: 'info',
+  metricsPort: null,
+  rateLimit: { max: 1000, windowMs: 1000 },
+}
+
+type Property = { type?: string; enum?: string[]; default?: unknown; minimum?: number; maximum?: number; description?: string }
+const PROPERTIES = CONFIG_SCHEMA.properties as unknown as Record<string, Property>
+const NAMES = Object.keys(PROPERTIES)
+
+function refuses(t: Test, env: Record<string, string>, variable: string, message: RegExp): void {
+  t.throws(() => loadConfig(env), { name: 'ConfigError', variable, message }, `${JSON.stringify(env)} is refused, naming ${variable}`)
+}
+
+t.test('nothing set: the defaults', async (t) => {
+  t.same(loadConfig({}), DEFAULTS)
+})
+
+t.test('the schema is data: every variable has a description, and the defaults are the ones loadConfig uses', async (t) => {
+  t.same(NAMES, ['WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_TLS_CERT', 'WAYBILL_TLS_KEY',
+    'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
+    'WAYBILL_METRICS_PORT', 'LOG_LEVEL'])
+  for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
+  const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
+    .map((name) => [name, String(PROPERTIES[name]!.default)]))
+  t.same(loadConfig(defaults), DEFAULTS, 'setting every default explicitly changes nothing')
+  t.same(PROPERTIES.WAYBILL_STORE!.enum, ['sqlite', 'eventstoredb'])
+})
+
+t.test('each variable: good values and what they become', async (t) => {
+  const cases: [Record<string, string>, Partial<WaybillConfig>][] = [
+    [{ WAYBILL_DATA_DIR: '/var/lib/waybill' }, { dataDir: '/var/lib/waybill' }],
+    [{ WAYBILL_DATA_DIR: 'relative/dir' }, { dataDir: resolve('relative/dir') }],
+    [{ WAYBILL_HTTPS_PORT: '443' }, { httpsPort: 443 }],
+    [{ WAYBILL_HTTPS_PORT: '0' }, { httpsPort: 0 }],
+    [{ WAYBILL_HTTPS_PORT: '65535' }, { httpsPort: 65535 }],
+    [{ WAYBILL_HTTP_PORT: '80' }, { httpPort: 80 }],
+    [{ WAYBILL_HOST: '0.0.0.0' }, { host: '0.0.0.0' }],
+    [{ WAYBILL_HOST: '::' }, { host: '::' }],
+    [{ WAYBILL_TLS_CERT: '/etc/tls/cert.pem', WAYBILL_TLS_KEY: 'key.pem' }, { tls: { certPath: '/etc/tls/cert.pem', keyPath: resolve('key.pem') } }],
+    [{ WAYBILL_TRUST_PROXY: '10.0.0.1' }, { trustProxy: ['10.0.0.1'] }],
+    [{ WAYBILL_TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,::1,fd00::/8,::ffff:10.0.0.1' }, { trustProxy: ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', '::ffff:10.0.0.1'] }],
+    [{ WAYBILL_TRUST_PROXY: '0.0.0.0/0,::/0' }, { trustProxy: ['0.0.0.0/0', '::/0'] }],
+    [{ WAYBILL_STORE: 'sqlite' }, { store: 'sqlite' }],
+    [{ WAYBILL_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false' },
+      { store: 'eventstoredb', eventstoreConnectionString: 'esdb://localhost:2113?tls=false' }],
+    [{ WAYBILL_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: 'esdb+discover://a:2113,b:2113' },
+      { store: 'eventstoredb', eventstoreConnectionString: 'esdb+discover://a:2113,b:2113' }],
+    [{ WAYBILL_RATE_LIMIT: '1' }, { rateLimit: { max: 1, windowMs: 1000 } }],
+    [{ WAYBILL_RATE_LIMIT_WINDOW_MS: '60000' }, { rateLimit: { max: 1000, windowMs: 60000 } }],
+    [{ WAYBILL_RATE_LIMIT: String(Number.MAX_SAFE_INTEGER) }, { rateLimit: { max: Number.MAX_SAFE_INTEGER, windowMs: 1000 } }],
+    [{ WAYBILL_METRICS_PORT: '9090' }, { metricsPort: 9090 }],
+    [{ WAYBILL_METRICS_PORT: '0' }, { metricsPort: 0 }],
+    ...(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
+      .map((level): [Record<string, string>, Partial<WaybillConfig>] => [{ LOG_LEVEL: level }, { logLevel: level }]),
+  ]
+  for (const [env, expected] of cases) t.same(loadConfig(env), { ...DEFAULTS, ...expected }, JSON.stringify(env))
+})
+
+t.test('each variable: a bad value is a ConfigError naming it, saying what was expected and what was given', async (t) => {
+  const port = 'expected a whole number from 0 to 65535'
+  const count = 'expected a whole number of at least 1'
+  const cases: [string, string, string][] = [
+    ['WAYBILL_HTTPS_PORT', 'abc', port], ['WAYBILL_HTTPS_PORT', '-1', port], ['WAYBILL_HTTPS_PORT', '65536', port],
+    ['WAYBILL_HTTPS_PORT', '1.5', port], ['WAYBILL_HTTP_PORT', '70000', port], ['WAYBILL_HTTP_PORT', '80 81', port],
+    ['WAYBILL_METRICS_PORT', 'metrics', port], ['WAYBILL_METRICS_PORT', '99999', port],
+    ['WAYBILL_RATE_LIMIT', '0', count], ['WAYBILL_RATE_LIMIT', '-5', count], ['WAYBILL_RATE_LIMIT', 'many', count],
+    ['WAYBILL_RATE_LIMIT', '2.5', count], ['WAYBILL_RATE_LIMIT', '9007199254740993', count],
+    ['WAYBILL_RATE_LIMIT_WINDOW_MS', '0', count], ['WAYBILL_RATE_LIMIT_WINDOW_MS', '1s', count],
+    // Numbers Ajv's coercion alone would take: whole numbers are written in decimal digits.
+    ...['1e3', '0x50', '+80', '-0', '1.0', 'Infinity', '-Infinity', '1e999'].flatMap((value): [string, string, string][] =>
+      [['WAYBILL_HTTPS_PORT', value, port], ['WAYBILL_METRICS_PORT', value, port], ['WAYBILL_RATE_LIMIT', value, count]]),
+    ['WAYBILL_STORE', 'mysql', 'expected one of sqlite, eventstoredb'], ['WAYBILL_STORE', 'SQLITE', 'expected one of sqlite, eventstoredb'],
+    ['LOG_LEVEL', 'loud', 'expected one of fatal, error, warn, info, debug, trace, silent'],
+  ]
+  for (const [variable, value, expected] of cases) {
+    refuses(t, { [variable]: value }, variable, new RegExp(`^${variable}: ${expected}, got "${value.replace(/[.+]/g, '\\$&')}"$`))
+  }
+})
+
+t.test('WAYBILL_TRUST_PROXY: each entry must be an IP address or a CIDR range', async (t) => {
+  for (const entry of ['not-an-ip', '10.0.0.256', '10.0.0', '010.0.0.1', '10.0.0.0/33', '10.0.0.0/x', '10.0.0.0/', '::1/129', '10.0.0.1/8/1', 'fe80::1::2', 'localhost']) {
+    refuses(t, { WAYBILL_TRUST_PROXY: entry }, 'WAYBILL_TRUST_PROXY', new RegExp(`^WAYBILL_TRUST_PROXY: "${entry.replace(/\./g, '\\.')}" is not an IP address or CIDR range$`))
+  }
+  refuses(t, { WAYBILL_TRUST_PROXY: '10.0.0.1, bogus' }, 'WAYBILL_TRUST_PROXY', /^WAYBILL_TRUST_PROXY: "bogus" is not/)
+})
+
+t.test('rules between variables', async (t) => {
+  refuses(t, { WAYBILL_TLS_CERT: 'cert.pem' }, 'WAYBILL_TLS_KEY', /^WAYBILL_TLS_KEY: WAYBILL_TLS_CERT and WAYBILL_TLS_KEY go together: set both or neither$/)
+  refuses(t, { WAYBILL_TLS_KEY: 'key.pem' }, 'WAYBILL_TLS_CERT', /^WAYBILL_TLS_CERT: WAYBILL_TLS_CERT and WAYBILL_TLS_KEY go together/)
+  refuses(t, { WAYBILL_STORE: 'eventstoredb' }, 'EVENTSTORE_CONNECTION_STRING', /^EVENTSTORE_CONNECTION_STRING: required when WAYBILL_STORE=eventstoredb$/)
+  for (const connection of ['kurrentdb://localhost:2113', 'http://localhost:2113', 'esdb://', 'esdb:///path', 'esdb://?tls=false', 'localhost:2113']) {
+    refuses(t, { WAYBILL_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: connection }, 'EVENTSTORE_CONNECTION_STRING',
+      /^EVENTSTORE_CONNECTION_STRING: expected esdb:\/\/host:port… or esdb\+discover:\/\/host:port…$/)
+  }
+  t.equal(loadConfig({ EVENTSTORE_CONNECTION_STRING: 'kurrentdb://unused' }).eventstoreConnectionString, 'kurrentdb://unused',
+    'the connection string is checked only when the store uses it')
+  refuses(t, { WAYBILL_HTTPS_PORT: '8000', WAYBILL_HTTP_PORT: '8000' }, 'WAYBILL_HTTP_PORT', /^WAYBILL_HTTP_PORT: must differ from WAYBILL_HTTPS_PORT \(both 8000\)$/)
+  refuses(t, { WAYBILL_HTTPS_PORT: '8080' }, 'WAYBILL_HTTP_PORT', /^WAYBILL_HTTP_PORT: must differ from WAYBILL_HTTPS_PORT \(both 8080\)$/)
+  refuses(t, { WAYBILL_METRICS_PORT: '8443' }, 'WAYBILL_METRICS_PORT', /^WAYBILL_METRICS_PORT: must differ from WAYBILL_HTTPS_PORT and WAYBILL_HTTP_PORT \(8443\)$/)
+  refuses(t, { WAYBILL_METRICS_PORT: '8080' }, 'WAYBILL_METRICS_PORT', /^WAYBILL_METRICS_PORT: must differ/)
+  t.same(loadConfig({ WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0' }),
+    { ...DEFAULTS, httpsPort: 0, httpPort: 0, metricsPort: 0 }, 'port 0 (any free port) may repeat')
+})
+
+t.test('a schema failure is reported before a rule between variables, and the first variable in schema order wins', async (t) => {
+  refuses(t, { WAYBILL_TLS_CERT: 'cert.pem', WAYBILL_HTTPS_PORT: 'x' }, 'WAYBILL_HTTPS_PORT', /^WAYBILL_HTTPS_PORT: /)
+  refuses(t, { LOG_LEVEL: 'loud', WAYBILL_STORE: 'mysql', WAYBILL_HTTP_PORT: 'x' }, 'WAYBILL_HTTP_PORT', /^WAYBILL_HTTP_PORT: /)
+})
+
+t.test('values are trimmed, an empty value is an unset one, unknown variables are ignored', async (t) => {
+  t.same(loadConfig({ WAYBILL_HTTPS_PORT: ' 9443 ', LOG_LEVEL: '\tdebug\n' }), { ...DEFAULTS, httpsPort: 9443, logLevel: 'debug' })
+  t.same(loadConfig(Object.fromEntries(NAMES.map((name) => [name, '']))), DEFAULTS, 'every variable empty: the defaults')
+  t.same(loadConfig({ WAYBILL_METRICS_PORT: '   ', WAYBILL_TRUST_PROXY: ' , ' }), DEFAULTS, 'blank is unset, not port 0')
+  t.same(loadConfig({ PATH: '/usr/bin', WAYBILL_HTTPS_PROT: 'oops', WAYBILL_PUBLIC_HOST: 'example.com', waybill_store: 'mysql' }), DEFAULTS)
+})
+
+t.test('ConfigError is an Error that carries the variable', async (t) => {
+  const error = t.throws(() => loadConfig({ WAYBILL_STORE: 'mysql' })) as unknown
+  t.ok(error instanceof ConfigError && error instanceof Error)
+  t.equal((error as ConfigError).variable, 'WAYBILL_STORE')
+  t.equal((error as ConfigError).name, 'ConfigError')
+})
+
+t.test('loadConfig(env) reads exactly env: not process.env, not a .env file; loadConfig() reads process.env only', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'waybill-config-'))
+  const cwd = process.cwd()
+  const saved = process.env.WAYBILL_HTTPS_PORT
+  t.teardown(() => {
+    process.chdir(cwd)
+    if (saved === undefined) delete process.env.WAYBILL_HTTPS_PORT
+    else process.env.WAYBILL_HTTPS_PORT = saved
+    rmSync(dir, { recursive: true, force: true })
+  })
+  writeFileSync(join(dir, '.env'), 'WAYBILL_HTTP_PORT=1111\nLOG_LEVEL=loud\n')
+  process.chdir(dir)
+  process.env.WAYBILL_HTTPS_PORT = '2222'
+  const env = { WAYBILL_HOST: '0.0.0.0' }
+  const config = loadConfig(env)
+  t.equal(config.httpsPort, 8443, 'process.env is not read when env is given')
+  t.equal(config.httpPort, 8080, 'the .env file is not read')
+  t.same(env, { WAYBILL_HOST: '0.0.0.0' }, 'the given env is not changed (no defaults written into it)')
+  const fromProcess = loadConfig()
+  t.equal(fromProcess.httpsPort, 2222, 'the default is process.env')
+  t.equal(fromProcess.httpPort, 8080, 'still no .env file')
+  t.equal(process.env.WAYBILL_HTTP_PORT, undefined, 'nothing is written into process.env')
+})
+
+// The README's table, rendered from the schema; on a mismatch the diff shows the table to paste.
+function configurationTable(): string {
+  const accepts = (p: Property): string => {
+    if (p.enum !== undefined) return p.enum.map((value) => `\`${value}\``).join(', ')
+    if (p.type === 'integer') return p.maximum === Number.MAX_SAFE_INTEGER ? `whole number ≥ ${p.minimum}` : `${p.minimum}–${p.maximum}`
+    return 'text'
+  }
+  return ['| variable | default | accepts | meaning |', '|---|---|---|---|',
+    ...NAMES.map((name) => {
+      const p = PROPERTIES[name]!
+      return `| \`${name}\` | ${p.default === undefined ? '(none)' : `\`${String(p.default)}\``} | ${accepts(p)} | ${p.description} |`
+    })].join('\n')
+}
+
+t.test('the README\'s "Configuration" table is the schema', async (t) => {
+  const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'README.md'), 'utf8')
+  const start = readme.indexOf('\n## Configuration\n')
+  t.not(start, -1, 'the README has a "Configuration" section')
+  const section = readme.slice(start + 1, readme.indexOf('\n## ', start + 1))
+  t.equal(section.split('\n').filter((line) => line.startsWith('|')).join('\n'), configurationTable())
+})
