@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import t from 'tap'
 import { streamNameFor } from '@waybill/domain'
 import { openFileBlobStore, openSqliteEventStore, type SqliteEventStore } from '@waybill/event-store'
-import { boundedStore, startServer } from '@waybill/ingress'
+import { boundedAppends, startServer } from '@waybill/ingress'
 import { addBody, clientFor, completeBody, type Answer, type Client } from './https-client.js'
 import { integrityCheck } from './store-checks.js'
 import { serve } from './waybill-process.js'
@@ -192,11 +192,11 @@ t.test('store locked by another process: every append answers 503 within the bou
   t.equal(events, bodies.length, 'each refused-then-retried event stored exactly once')
 })
 
-t.test('boundedStore: appends past the cap fail at once, the others at the timeout; the queue never passes the cap', async (t) => {
+t.test('boundedAppends: appends past the cap fail at once, the others at the timeout; the queue never passes the cap', async (t) => {
   const dir = await tempDir(t, 'bounded')
   const inner: SqliteEventStore = await openSqliteEventStore({ path: join(dir, 'events.sqlite'), busyTimeoutMs: 1500, writer: 'worker' })
   t.teardown(() => inner.close())
-  const store = boundedStore(inner, { maxPendingAppends: 4, appendTimeoutMs: 300 })
+  const store = boundedAppends(inner, { maxPendingAppends: 4, appendTimeoutMs: 300 })
   await store.appendToStream('order-a-warm', [{ id: crypto.randomUUID(), type: 'OrderAdded', data: {} }])
   const blocker = new Database(join(dir, 'events.sqlite'), { timeout: 100 })
   blocker.exec('BEGIN IMMEDIATE')

@@ -1,6 +1,6 @@
 import type { Decider } from '@waybill/domain'
 import { WrongExpectedVersionError } from './errors.js'
-import type { EventStore, Position } from './port.js'
+import type { Position, StreamStore } from './port.js'
 
 export interface HandleCommandOptions {
   /** Metadata stored with every appended event (the store adds `prev_hash`). */
@@ -29,7 +29,7 @@ const DEFAULT_MAX_ATTEMPTS = 5
  * that the last WrongExpectedVersionError is thrown. StoreUnavailableError passes through.
  */
 export async function handleCommand<Command, Event extends { readonly type: string; readonly data: unknown }, State, ErrorCode extends string>(
-  store: EventStore,
+  store: StreamStore,
   streamName: string,
   decider: Decider<Command, Event, State, ErrorCode>,
   command: Command,

@@ -10,10 +10,11 @@ import auth, { refuseInsecure } from './plugins/auth.js'
 import { transportCheck } from './http/transport.js'
 import bodyParsers from './plugins/body-parsers.js'
 import docs from './plugins/docs.js'
-import errorHandler, { sendProblem } from './plugins/error-handler.js'
-import loadShedding, { boundedStore, type LoadSheddingOptions } from './plugins/load-shedding.js'
+import errorHandler, { problemSender } from './plugins/error-handler.js'
+import loadShedding, { type LoadSheddingOptions } from './plugins/load-shedding.js'
 import metricsPlugin, { createMetrics } from './plugins/metrics.js'
-import { blobsWithStorageFailures } from './plugins/storage-failures.js'
+import { boundedAppends } from './store/bounded-appends.js'
+import { blobsWithStorageFailures } from './store/storage-failures.js'
 import rateLimit, { type RateLimitOptions } from './plugins/rate-limit.js'
 import deliveries from './routes/deliveries.js'
 import errorDescriptions from './routes/errors.js'
@@ -51,6 +52,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** The Waybill HTTP app. It never listens; `startServer` (or a test's `inject`) drives it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const isSecure = transportCheck(options.trustProxy ?? [])
+  const metrics = createMetrics({ store: options.store, ...(options.projectorLag !== undefined ? { projectorLag: options.projectorLag } : {}) })
+  const sendProblem = problemSender((code, status) => metrics.errors.inc({ code, status: String(status) }))
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -100,11 +103,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
-  await app.register(errorHandler)
-  const metrics = createMetrics({ store: options.store, ...(options.projectorLag !== undefined ? { projectorLag: options.projectorLag } : {}) })
+  await app.register(errorHandler, { send: sendProblem })
   await app.register(metricsPlugin, { metrics, route: options.metricsRoute ?? true })
   await app.register(loadShedding, options.loadShedding ?? {})
-  const commandStore = metrics.instrument(boundedStore(options.store, options.loadShedding))
+  const commandStore = metrics.instrument(boundedAppends(options.store, options.loadShedding))
   await app.register(auth, {
     keys,
     isDraining: options.isDraining ?? (() => false),

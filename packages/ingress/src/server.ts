@@ -12,7 +12,7 @@ import { KeyRing } from './keys/key-ring.js'
 import { ensureSandboxKey, type SandboxKey } from './keys/sandbox.js'
 import type { RateLimitOptions } from './plugins/rate-limit.js'
 import { loadTlsMaterial } from './tls.js'
-import { listenMetrics } from './plugins/metrics-listener.js'
+import { listenMetrics } from './http/metrics-listener.js'
 import type { LoadSheddingOptions } from './plugins/load-shedding.js'
 
 /** What the server entry needs from the configuration (the CLI maps its environment to it). */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { shapeOpenApi } from './openapi-shape.js'
+import { shapeOpenApi } from '../http/openapi-shape.js'
 
 /** The OpenAPI document, generated from the route schemas, and its UI at /docs (no key needed). */
 async function docs(app: FastifyInstance): Promise<void> {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { EventStore } from '@waybill/event-store'
-import { wrapAppend } from './wrap-append.js'
+import type { EventStore, StreamStore } from '@waybill/event-store'
+import { timedAppends } from '../store/timed-appends.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,7 +15,7 @@ declare module 'fastify' {
 export interface WaybillMetrics {
   readonly registry: Registry
   /** The store with its appends timed into `waybill_append_duration_seconds`. */
-  instrument(store: EventStore): EventStore
+  instrument(store: StreamStore): StreamStore
   /** The Prometheus text exposition of every metric. */
   render(): Promise<string>
   readonly contentType: string
@@ -107,20 +107,6 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
   }
 }
 
-/** Same store, appends timed. Everything else is passed through untouched. */
-function timedAppends(inner: EventStore, histogram: Histogram): EventStore {
-  return wrapAppend(inner, async (streamName, events, options) => {
-    const end = histogram.startTimer()
-    try {
-      return await inner.appendToStream(streamName, events, options)
-    } finally {
-      end()
-    }
-  })
-}
-
-const CODE_IN_PROBLEM = /"code":"([a-z_]+)"/
-
 export interface MetricsPluginOptions {
   readonly metrics: WaybillMetrics
   /** Serve GET /metrics on this app (no key). False when WAYBILL_METRICS_PORT moves it elsewhere. */
@@ -128,21 +114,14 @@ export interface MetricsPluginOptions {
 }
 
 /**
- * Counts answers: accepted events by type (from the parsed body of a 201/202 on /v1/deliveries)
- * and errors by code (read back from the problem body the one error handler wrote, so no error
- * path can be missed).
+ * Counts accepted events by type (from the parsed body of a 201/202 on /v1/deliveries) and
+ * serves /metrics. Errors are counted where their problem body is built (the error handler's
+ * `onProblem`), by the code itself.
  */
 async function metricsPlugin(app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
   const metrics = options.metrics
   app.decorate('metrics', options.metrics)
-  // Callback-style hooks: no promise per request on the hot path.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (reply.statusCode >= 400 && typeof payload === 'string') {
-      const code = CODE_IN_PROBLEM.exec(payload)?.[1] ?? 'unknown'
-      metrics.errors.inc({ code, status: String(reply.statusCode) })
-    }
-    done(null, payload)
-  })
+  // A callback-style hook: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
     if ((reply.statusCode === 201 || reply.statusCode === 202) && request.routeOptions.url === '/v1/deliveries') {
       const event = (request.body as { event?: unknown } | undefined)?.event

@@ -4,7 +4,7 @@ import {
   DeliveryRequestSchema, deliveryImages, ProblemSchema, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
   validateDelivery, WaybillError, type DomainErrorCode, type WireEvent,
 } from '@waybill/domain'
-import { handleCommand, type EventStore } from '@waybill/event-store'
+import { handleCommand, type StreamStore } from '@waybill/event-store'
 import { requireScope } from '../plugins/auth.js'
 import type { Scope } from '../keys/scopes.js'
 import type { BlobStore } from '../http/images.js'
@@ -23,7 +23,7 @@ function rejectionDetail(code: DomainErrorCode, orderId: string): string {
 }
 
 export interface DeliveriesRouteOptions {
-  readonly store: EventStore
+  readonly store: StreamStore
   readonly blobs: BlobStore
 }
 
