@@ -7,9 +7,9 @@ import { readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
-const order = ['domain', 'event-store', 'ingress', 'projector', 'cli']
+const order = ['domain', 'event-store', 'ingress', 'projector', 'cli', 'bench']
 const packages = order.filter((name) => existsSync(join(root, 'packages', name, 'test')) &&
-  readdirSync(join(root, 'packages', name, 'test')).some((file) => file.endsWith('.test.ts')))
+  readdirSync(join(root, 'packages', name, 'test'), { recursive: true }).some((file) => file.endsWith('.test.ts')))
 
 const totals = { pass: 0, fail: 0, skip: 0, todo: 0 }
 const failedPackages = []

@@ -13,7 +13,6 @@ const COMMANDS = {
   rebuild: () => import('./commands/rebuild.js'),
   verify: () => import('./commands/verify.js'),
   projector: () => import('./commands/projector.js'),
-  bench: () => import('./commands/bench.js'),
 } satisfies Record<string, () => Promise<{ command: CliCommand }>>
 
 /** One line each for `waybill --help`; kept here so the help does not load every command. */
@@ -24,7 +23,6 @@ const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
   rebuild: 'rebuild the orders read model into a new file and swap to it',
   verify: 'check the log, every hash chain, and that the read model matches the log',
   projector: 'run the read-model projector as its own process',
-  bench: 'throughput benchmark of the service against a ceiling server',
 }
 
 function usage(): string {

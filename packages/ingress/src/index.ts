@@ -11,7 +11,6 @@ export { testKeyPath, replacementKeyPath, readSecretFile, writeSecretFile } from
 export { ensureSandboxKey, type SandboxKey } from './keys/sandbox.js'
 export { loadTlsMaterial, type TlsMaterial } from './tls.js'
 export { closeOnSignals } from './shutdown.js'
-export { startCeilingServer } from './ceiling/start-ceiling.js'
 export type { LoadSheddingOptions } from './plugins/load-shedding.js'
 export { boundedAppends, type AppendBounds } from './store/bounded-appends.js'
 export type { WaybillMetrics } from './plugins/metrics.js'

@@ -4,7 +4,7 @@ import { siblingWorkerUrl } from './worker-url.js'
 const WORKER_URL = siblingWorkerUrl('checkpoint-worker', import.meta.url)
 
 /**
- * The writer's commits stay free of WAL checkpoints (measured with `waybill bench --rate`: an
+ * The writer's commits stay free of WAL checkpoints (measured with `pnpm bench --rate`: an
  * auto-checkpoint inside a commit, every ~1,000 pages, held that batch's acknowledgments for its
  * copy and fsync of the database file, and made most of the p99). This thread checkpoints
  * instead, beside the writer; the writer's `wal_autocheckpoint` is raised to BACKSTOP_PAGES

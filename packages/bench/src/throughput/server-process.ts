@@ -1,7 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url))
 
 export interface ServerProcess {
   readonly child: ChildProcess
@@ -11,12 +8,12 @@ export interface ServerProcess {
 }
 
 /**
- * Runs `waybill <args>` (serve, or the bench's ceiling) as a child process with `env` on top of
- * this process's environment, and resolves once it prints where it listens.
+ * Runs `node <script> <args>` (`waybill serve`, or the bench's ceiling) as a child process with
+ * `env` on top of this process's environment, and resolves once it prints where it listens.
  */
-export function startServerProcess(args: readonly string[], env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<ServerProcess> {
+export function startServerProcess(script: string, args: readonly string[], env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags, MAIN, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
       env: { ...process.env, WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -34,6 +31,6 @@ export function startServerProcess(args: readonly string[], env: Record<string, 
     // Keep draining both pipes so a chatty child never blocks on a full pipe.
     child.stdout.on('data', () => {})
     child.stderr.on('data', (chunk: Buffer) => { if (out.length < 100_000) out += chunk.toString() })
-    void exited.then((code) => reject(new Error(`waybill ${args.join(' ')} exited with ${String(code)} before listening:\n${out}`)))
+    void exited.then((code) => reject(new Error(`${[script, ...args].join(' ')} exited with ${String(code)} before listening:\n${out}`)))
   })
 }

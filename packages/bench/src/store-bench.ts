@@ -1,17 +1,17 @@
+#!/usr/bin/env node
 /**
  * Store benchmark: appends/s on a fresh, durable (WAL, synchronous=FULL) SQLite file in a temp
  * dir, for one sequential writer and for 64 concurrent appenders with and without group commit,
  * on both writers (worker thread and main thread). Prints figures; asserts nothing.
  *
  *   pnpm bench:store                       (from the repository root)
- *   node dist/bench/store-bench.js [seconds per scenario, default 3]
+ *   node packages/bench/dist/store-bench.js [seconds per scenario, default 3]
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openSqliteEventStore, type SqliteEventStoreOptions } from '../sqlite/sqlite-event-store.js'
-import { summarizeBatchSizes } from '../sqlite/group-commit-stats.js'
+import { openSqliteEventStore, summarizeBatchSizes, type SqliteEventStoreOptions } from '@waybill/event-store'
 
 interface Scenario {
   readonly name: string

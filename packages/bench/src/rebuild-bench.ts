@@ -1,11 +1,11 @@
+#!/usr/bin/env node
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { canonicalJson, eventIdFor, SCHEMA_VERSION, streamNameFor, type WireEvent } from '@waybill/domain'
 import { categoryOf, hashEvent, openSqliteEventStore, verifyStreamChain, type EventData } from '@waybill/event-store'
-import { rebuildReadModel } from '../rebuild.js'
-import { ReadModel } from '../read-model.js'
+import { ReadModel, rebuildReadModel } from '@waybill/projector'
 
 /**
  * `pnpm bench:rebuild`: writes BENCH_EVENTS (default 1,000,000) order events into a fresh

@@ -39,7 +39,7 @@ export async function drive(options: DriveOptions): Promise<PhaseFigures> {
     ...(options.rate !== undefined ? { overallRate: options.rate } : {}),
   })
   const statusCounts: Record<string, number> = {}
-  for (const [status, { count }] of Object.entries(result.statusCodeStats)) statusCounts[status] = Number(count)
+  for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCounts[status] = count ?? 0
   const total = Object.values(statusCounts).reduce((a, b) => a + b, 0)
   return {
     requestsPerSecond: total / result.duration,

@@ -1,12 +1,17 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { openSqliteEventStore } from '@waybill/event-store'
 import { drive, type PhaseFigures } from './drive.js'
 import type { Phase } from './workload.js'
 import { startServerProcess, type ServerProcess } from './server-process.js'
 
 export type Target = 'service' | 'ceiling'
+
+// The built `waybill` command sits beside the CLI package's entry in its dist/.
+const WAYBILL_MAIN = fileURLToPath(new URL('./main.js', import.meta.resolve('@waybill/cli')))
+const CEILING_MAIN = fileURLToPath(new URL('../ceiling/main.js', import.meta.url))
 
 export interface BenchOptions {
   readonly seconds: number
@@ -44,8 +49,8 @@ interface Running {
 }
 
 /**
- * Starts the service (`waybill serve`) and the ceiling (`waybill bench --ceiling-server`: same
- * app, orders in memory) as child processes on fresh data directories, then runs each phase on
+ * Starts the service (`waybill serve`) and the ceiling (`ceiling/main.ts`: same app, events in
+ * memory) as child processes on fresh data directories, then runs each phase on
  * one and at once on the other, so that whatever else the machine does in the meantime weighs on
  * both alike. The per-key rate limit is lifted and logging is at `warn` for both.
  */
@@ -100,8 +105,8 @@ export async function runBench(options: BenchOptions): Promise<{ service: Target
 async function start(target: Target, options: BenchOptions): Promise<Running> {
   const dataDir = await mkdtemp(join(tmpdir(), `waybill-bench-${target}-`))
   const nodeFlags = options.cpuProfDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []
-  const args = target === 'ceiling' ? ['bench', '--ceiling-server'] : options.noProjector ? ['serve', '--no-projector'] : ['serve']
-  const server = await startServerProcess(args, { WAYBILL_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000' }, nodeFlags)
+  const [script, args] = target === 'ceiling' ? [CEILING_MAIN, []] : [WAYBILL_MAIN, options.noProjector ? ['serve', '--no-projector'] : ['serve']]
+  const server = await startServerProcess(script, args, { WAYBILL_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000' }, nodeFlags)
   const key = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
   return { target, dataDir, server, key, runId: `bench-${target}-${Date.now().toString(36)}`, pid: server.child.pid ?? 0 }
 }

@@ -1,0 +1,50 @@
+import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises'
+import { request } from 'node:https'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { startCeilingServer } from '../../src/ceiling/start-ceiling.js'
+
+const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+const NOT_AN_IMAGE = `data:image/png;base64,${Buffer.from('not a png').toString('base64')}`
+
+function post(url: string, ca: string, key: string, body: unknown): Promise<{ status: number; code: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/deliveries`, {
+      method: 'POST', ca, headers: { 'content-type': 'application/json', 'service-api-key': key },
+    }, (res) => {
+      let text = ''
+      res.on('data', (chunk: Buffer) => { text += chunk.toString() })
+      // Accepted events are answered without a body; problems carry their code.
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, code: text === '' ? undefined : (JSON.parse(text) as { code?: unknown }).code }))
+    })
+    req.on('error', reject)
+    req.end(JSON.stringify(body))
+  })
+}
+
+t.test('the ceiling (starts a server): the service\'s answers, with nothing written but its key and certificate', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-ceiling-test-'))
+  const server = await startCeilingServer({
+    dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent',
+  })
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const key = server.sandbox.created
+  if (key === null) throw new Error('a fresh ceiling must issue the sandbox key')
+  const ca = await readFile(server.certPath, 'utf8')
+  const send = (body: unknown) => post(server.httpsUrl, ca, key, body)
+
+  const add = { event: 'ORDER_ADD', event_date: '2025-03-01T10:00:00Z', event_payload: {
+    order_id: 'c-1', customer: 'c', location: 'l', status: 'pending', address: '1 Main St', delivery_date: '2025-03-02T10:00:00Z' } }
+  t.equal((await send(add)).status, 201, 'ORDER_ADD is accepted')
+  t.equal((await send(add)).status, 201, 'its exact retry answers the original status')
+  t.same(await send({ ...add, event_date: '2025-03-01T10:00:01Z' }), { status: 409, code: 'conflict' }, 'the stream is read back: a second add conflicts')
+
+  const complete = (pod: string) => ({ event: 'ORDER_COMPLETE', event_date: '2025-03-01T12:00:00Z', event_payload: {
+    order_id: 'c-1', address: '1 Main St', delivery_date: '2025-03-01T12:00:00Z', recipient: 'Ann Smith', pod } })
+  t.same(await send(complete(NOT_AN_IMAGE)), { status: 400, code: 'bad_request' }, 'images are still decoded and checked')
+  t.ok([201, 202].includes((await send(complete(PNG))).status), 'a completion with a real PNG is accepted')
+
+  await server.close()
+  t.same((await readdir(dataDir)).sort(), ['test-api-key', 'tls'], 'no event store and no image on disk')
+})
