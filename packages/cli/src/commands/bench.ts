@@ -1,13 +1,14 @@
 import { mkdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { closeOnSignals, startCeilingServer } from '@waybill/ingress'
+import { startCeilingServer } from '@waybill/ingress'
 import { hottestFunctions } from '../bench/profile-summary.js'
 import { formatProfile, formatReport } from '../bench/report.js'
 import { runBench } from '../bench/run-bench.js'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
+import { closeOnSignals } from '../shutdown.js'
 
 const HELP = `Usage: waybill bench [--seconds <n>] [--warmup <n>] [--connections <n>] [--rate <n>] [--cpu-prof <dir>] [--no-ceiling] [--no-projector]
 
