@@ -7,7 +7,7 @@ import { readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
-const order = ['domain', 'event-store', 'ingress', 'projector', 'cli']
+const order = ['domain', 'event-store', 'keys', 'ingress', 'projector', 'cli']
 const packages = order.filter((name) => existsSync(join(root, 'packages', name, 'test')) &&
   readdirSync(join(root, 'packages', name, 'test')).some((file) => file.endsWith('.test.ts')))
 
