@@ -7,7 +7,7 @@ import { readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
-const order = ['domain', 'event-store', 'ingress', 'projector', 'cli', 'bench']
+const order = ['domain', 'event-store', 'keys', 'ingress', 'projector', 'cli', 'bench']
 const packages = order.filter((name) => existsSync(join(root, 'packages', name, 'test')) &&
   readdirSync(join(root, 'packages', name, 'test'), { recursive: true }).some((file) => file.endsWith('.test.ts')))
 

@@ -3,8 +3,8 @@ import type { CliCommand } from './command.js'
 
 /**
  * Each command is loaded only when asked for, so a command pays only for what it uses:
- * `waybill replay` never loads Fastify or the projector (`keys` does load the ingress package,
- * where the key ring lives).
+ * `waybill keys` and `waybill replay` never load Fastify or the projector
+ * (test/no-fastify.e2e.test.ts proves it).
  */
 const COMMANDS = {
   serve: () => import('./commands/serve.js'),

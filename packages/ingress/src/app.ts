@@ -3,9 +3,8 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReq
 import type { LevelWithSilent } from 'pino'
 import { LIMITS, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
+import { KeyRing, revokeExposedKey } from '@waybill/keys'
 import type { BlobStore } from './http/images.js'
-import { revokeExposedKey } from './keys/key-exposure.js'
-import { KeyRing } from './keys/key-ring.js'
 import auth, { refuseInsecure } from './plugins/auth.js'
 import { transportCheck } from './http/transport.js'
 import bodyParsers from './plugins/body-parsers.js'
@@ -32,7 +31,7 @@ export interface AppOptions {
   readonly logLevel?: LevelWithSilent
   /**
    * More routes to serve behind the same key check, e.g. the projector's read API. Each is
-   * registered after authentication, so `request.principal` is set and `requireScope` works.
+   * registered after authentication, so `request.principal` is set for `requireScope` (@waybill/keys).
    */
   readonly plugins?: readonly FastifyPluginAsync[]
   /** Lets the server entry put the app on its own HTTPS server (and the plain-HTTP one). */

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, request as undiciRequest } from 'undici'
 import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
-import { KeyRing, startServer, type RunningServer, type Scope } from '../src/index.js'
+import { KeyRing, type Scope } from '@waybill/keys'
+import { startServer, type RunningServer } from '../src/index.js'
 
 export interface Reply {
   readonly status: number

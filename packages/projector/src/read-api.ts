@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import type { Static } from 'typebox'
 import { isRealUtcTime, ProblemSchema, streamNameFor, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
+import { requireScope, type Principal } from '@waybill/keys'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { orderView } from './order-view.js'
 import type { ListFilters, ReadModel } from './read-model.js'
@@ -9,12 +10,6 @@ import { timestampKey } from './timestamp-key.js'
 import {
   HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema,
 } from './read-api-schemas.js'
-
-/** The caller of a request, as the ingress' key check established it. */
-export interface ReadPrincipal {
-  readonly account: string
-  readonly scopes: readonly string[]
-}
 
 /** Where the image bytes are (the ingress' content-addressed blob store). */
 export interface BlobReader {
@@ -26,13 +21,13 @@ export interface ReadApiOptions {
   readonly store: EventStore
   readonly blobs: BlobReader
   /**
-   * The authenticated caller of `request`, or null. Passed in rather than imported so that the
-   * projector does not depend on the ingress (both sit on the event store, side by side).
+   * The authenticated caller of `request`, or null (the ingress passes `request.principal`).
+   * Passed in so that the projector does not depend on the ingress; the scope check itself is
+   * `requireScope` from @waybill/keys, the same as the ingress' routes.
    */
-  readonly principalOf: (request: FastifyRequest) => ReadPrincipal | null
+  readonly principalOf: (request: FastifyRequest) => Principal | null
 }
 
-export const READ_SCOPE = 'orders:read'
 const LIST_PARAMETERS = new Set(['status', 'customer', 'location', 'updated_since', 'limit', 'cursor'])
 const errors = { '4xx': ProblemSchema, '5xx': ProblemSchema }
 
@@ -44,12 +39,7 @@ const errors = { '4xx': ProblemSchema, '5xx': ProblemSchema }
 export async function readApi(app: FastifyInstance, options: ReadApiOptions): Promise<void> {
   const { readModel, store, blobs } = options
 
-  const accountOf = (request: FastifyRequest): string => {
-    const principal = options.principalOf(request)
-    if (principal === null) throw new WaybillError('api_key_missing')
-    if (!principal.scopes.includes(READ_SCOPE)) throw new WaybillError('api_key_forbidden', `This key lacks the ${READ_SCOPE} scope`)
-    return principal.account
-  }
+  const accountOf = (request: FastifyRequest): string => requireScope(options.principalOf(request), 'orders:read').account
   const rejectInvalid = (request: FastifyRequest): void => {
     if (request.validationError !== undefined) {
       throw new WaybillError('bad_request', request.validationError.message)

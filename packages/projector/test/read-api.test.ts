@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
+import { isScope } from '@waybill/keys'
 import { ReadModel, readApi, startProjector, type BlobReader } from '../src/index.js'
 import { command, openStore, send, tempDir } from './helpers.js'
 
@@ -82,7 +83,7 @@ async function fixture(t: { teardown(fn: () => Promise<void>): void }): Promise<
       const header = request.headers['x-test-principal']
       if (typeof header !== 'string') return null
       const [account = '', scopes = ''] = header.split('|')
-      return { account, scopes: scopes.split(',') }
+      return { keyId: 'TestKey12345', account, scopes: scopes.split(',').filter(isScope), test: false }
     },
   })
   t.teardown(async () => {

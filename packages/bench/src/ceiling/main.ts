@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { loadConfig } from '@waybill/cli'
-import { closeOnSignals } from '@waybill/ingress'
+import { closeOnSignals, loadConfig } from '@waybill/cli'
 import { startCeilingServer } from './start-ceiling.js'
 
 // The ceiling as its own process, started by the throughput bench beside `waybill serve`. It reads

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { SANDBOX_ACCOUNT } from '@waybill/domain'
 import {
-  isScope, issueProblem, KeyRing, KeyRingError, replacementKeyPath, SANDBOX_ACCOUNT, SCOPES, type KeyRecord, type Scope,
-} from '@waybill/ingress'
+  isScope, issueProblem, KeyRing, KeyRingError, replacementKeyPath, SCOPES, type KeyRecord, type Scope,
+} from '@waybill/keys'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'

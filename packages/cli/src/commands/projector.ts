@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util'
-import { closeOnSignals } from '@waybill/ingress'
 import { startProjector, type ProjectorLogger } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
+import { closeOnSignals } from '../shutdown.js'
 
 const HELP = `Usage: waybill projector [--batch-size <n>] [--status-every <seconds>]
 

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs'
-import { closeOnSignals, startServer } from '@waybill/ingress'
+import { startServer } from '@waybill/ingress'
 import { ReadModel, readApi, startProjector, type Projector } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
+import { closeOnSignals } from '../shutdown.js'
 import { explainStartError } from '../start-errors.js'
 
 const HELP = `Usage: waybill serve [--no-projector]

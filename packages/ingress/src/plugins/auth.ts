@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
-import { parseApiKey } from '../keys/api-key.js'
-import type { KeyRing } from '../keys/key-ring.js'
+import { parseApiKey, type KeyRing, type Principal } from '@waybill/keys'
 import type { TransportCheck } from '../http/transport.js'
-import type { Principal, Scope } from '../keys/scopes.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The caller behind the Service-Api-Key header; null on routes that need no key. */
+    /**
+     * The caller behind the Service-Api-Key header; null on routes that need no key. Handlers
+     * check it with `requireScope` / `requirePrincipal` from @waybill/keys.
+     */
     principal: Principal | null
   }
   interface FastifyContextConfig {
@@ -83,25 +84,6 @@ function headerValue(request: FastifyRequest): string | null {
   const raw = request.headers[API_KEY_HEADER]
   const value = Array.isArray(raw) ? raw.join(',') : raw
   return value === undefined || value.trim() === '' ? null : value.trim()
-}
-
-/**
- * The request's principal when its key holds `scope`; throws `api_key_forbidden` otherwise
- * (and `api_key_missing` on a route that skipped authentication). For route handlers,
- * including the projector's read API.
- */
-export function requireScope(request: FastifyRequest, scope: Scope): Principal {
-  const principal = requirePrincipal(request)
-  if (!principal.scopes.includes(scope)) {
-    throw new WaybillError('api_key_forbidden', `This key lacks the ${scope} scope`)
-  }
-  return principal
-}
-
-/** The request's principal; throws `api_key_missing` on a route that skipped authentication. */
-export function requirePrincipal(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new WaybillError('api_key_missing')
-  return request.principal
 }
 
 export default fp(auth, { name: 'waybill-auth' })

@@ -2,19 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
   DeliveryRequestSchema, deliveryImages, ProblemSchema, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
-  validateDelivery, WaybillError, type DomainErrorCode, type WireEvent,
+  validateDelivery, WaybillError, type DomainErrorCode,
 } from '@waybill/domain'
 import { handleCommand, type StreamStore } from '@waybill/event-store'
-import { requireScope } from '../plugins/auth.js'
-import type { Scope } from '../keys/scopes.js'
+import { requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
 import type { BlobStore } from '../http/images.js'
-
-const SCOPE_FOR_EVENT: Readonly<Record<WireEvent, Scope>> = {
-  ORDER_ADD: 'orders:add',
-  ORDER_UPDATE: 'orders:update',
-  ORDER_COMPLETE: 'orders:complete',
-  ORDER_CANCELED: 'orders:cancel',
-}
 
 function rejectionDetail(code: DomainErrorCode, orderId: string): string {
   if (code === 'not_found') return `No order ${JSON.stringify(orderId)} exists for this account`
@@ -56,7 +48,7 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
     if (body === undefined) throw new WaybillError('no_body', 'The request body is empty')
     const named = readEventName(body)
     if (!named.ok) throw named.error
-    const principal = requireScope(request, SCOPE_FOR_EVENT[named.event])
+    const principal = requireScope(request.principal, SCOPE_FOR_EVENT[named.event])
     const valid = validateDelivery(named.event, named.body)
     if (!valid.ok) throw valid.error
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ProblemSchema } from '@waybill/domain'
-import { requirePrincipal } from '../plugins/auth.js'
+import { requirePrincipal } from '@waybill/keys'
 
 /** GET /ping (SPEC.md §4.2): the service runs and the key is valid; any scope will do. */
 export default async function ping(app: FastifyInstance): Promise<void> {
@@ -22,7 +22,7 @@ export default async function ping(app: FastifyInstance): Promise<void> {
       },
     },
   }, async (request) => {
-    const principal = requirePrincipal(request)
+    const principal = requirePrincipal(request.principal)
     return { status: 'ok' as const, account: principal.account, key_id: principal.keyId, test: principal.test }
   })
 }

@@ -1,9 +1,10 @@
 import closeWithGrace from 'close-with-grace'
 
 /**
- * Closes gracefully on SIGINT/SIGTERM (and on an uncaught error): `close` lets in-flight requests
- * finish; after `delayMs` the process exits regardless. Resolves once closing is done, with the
- * exit code the process should end with.
+ * Closes gracefully on SIGINT/SIGTERM (and on an uncaught error): `close` lets in-flight work
+ * finish (the server's requests, the projector's batch); after `delayMs` the process exits
+ * regardless. Resolves once closing is done, with the exit code the process should end with.
+ * It lives in the cli because it serves every long-running command, HTTP or not.
  */
 export function closeOnSignals(close: () => Promise<void>, options: { readonly delayMs?: number; readonly log?: (line: string) => void } = {}): Promise<number> {
   return new Promise((resolve) => {

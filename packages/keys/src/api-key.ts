@@ -2,7 +2,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const ID_LENGTH = 12
-/** 43 base62 characters carry 43 × log2(62) ≈ 256.03 bits. */
+// 43 base62 characters carry 43 × log2(62) ≈ 256.03 bits.
 const SECRET_LENGTH = 43
 const KEY_PATTERN = /^wb_(live|test)_([0-9A-Za-z]{12})([0-9A-Za-z]{43})$/
 
@@ -28,6 +28,7 @@ export function generateApiKey(test: boolean): NewApiKey {
   return { key, keyId, hash: hashApiKey(key), test }
 }
 
+/** sha256 (hex) of the whole key: the only form of it that is stored. */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex')
 }
@@ -45,5 +46,3 @@ export function keyMatchesHash(key: string, storedHash: string): boolean {
   const stored = Buffer.from(storedHash, 'hex')
   return presented.length === stored.length && timingSafeEqual(presented, stored)
 }
-
-export const KEY_ID_PATTERN = /^[0-9A-Za-z]{12}$/

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { generateApiKey, hashApiKey, keyMatchesHash, parseApiKey } from '../src/keys/api-key.js'
+import { generateApiKey, hashApiKey, keyMatchesHash, parseApiKey } from '../src/api-key.js'
 
 t.test('keys carry their public id and at least 256 bits of secret', async (t) => {
   const live = generateApiKey(false)

@@ -1,6 +1,7 @@
+import { SANDBOX_ACCOUNT } from '@waybill/domain'
 import { readSecretFile, testKeyPath, writeSecretFile } from './key-files.js'
 import type { KeyRing } from './key-ring.js'
-import { SANDBOX_ACCOUNT, SCOPES } from './scopes.js'
+import { SCOPES } from './scopes.js'
 
 export interface SandboxKey {
   /** The test key, only when this call created it (to be printed once). */

@@ -19,6 +19,7 @@ export async function writeSecretFile(path: string, secret: string): Promise<voi
   await rename(temporary, path)
 }
 
+/** A secret file's content without the trailing newline; null when there is no such file. */
 export async function readSecretFile(path: string): Promise<string | null> {
   try {
     return (await readFile(path, 'utf8')).trim()

@@ -1,6 +1,7 @@
 import { hashApiKey } from './api-key.js'
 import { readSecretFile, replacementKeyPath, testKeyPath, writeSecretFile } from './key-files.js'
-import { KeyRingError, type KeyRing } from './key-ring.js'
+import { KeyRingError } from './key-errors.js'
+import type { KeyRing } from './key-ring.js'
 
 export interface ExposureResult {
   readonly revokedKeyId: string

@@ -1,0 +1,65 @@
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import t from 'tap'
+import { openMemoryEventStore } from '@waybill/event-store'
+import { generateApiKey } from '../src/api-key.js'
+import { testKeyPath, writeSecretFile } from '../src/key-files.js'
+import { revokeExposedKey } from '../src/key-exposure.js'
+import { KeyRing } from '../src/key-ring.js'
+import { failingAppendsAfter, tempDir } from './stores.js'
+
+t.test('an exposed key is revoked and replaced; the replacement is written for the operator only', async (t) => {
+  const dataDir = await tempDir(t)
+  const keys = new KeyRing(openMemoryEventStore())
+  await writeSecretFile(testKeyPath(dataDir), generateApiKey(true).key)
+  const before = await readFile(testKeyPath(dataDir), 'utf8')
+  const live = await keys.issue({ account: 'acme', scopes: ['orders:add', 'orders:read'] })
+  const result = await revokeExposedKey(keys, dataDir, live.key)
+  const old = await keys.get(live.record.keyId)
+  t.same(result, { revokedKeyId: live.record.keyId, replacementKeyId: old?.replacedBy })
+  t.match(old, { state: 'rotated', reason: 'insecure_connection' })
+  const file = join(dataDir, 'replaced-keys', result?.replacementKeyId ?? '')
+  t.equal((await stat(file)).mode & 0o777, 0o600)
+  t.match(await keys.authenticate((await readFile(file, 'utf8')).trim()), { account: 'acme', scopes: ['orders:add', 'orders:read'], test: false })
+  t.equal(await readFile(testKeyPath(dataDir), 'utf8'), before, 'another key\'s exposure leaves test-api-key alone')
+})
+
+t.test('the sandbox test key exposed: test-api-key is rewritten with its replacement', async (t) => {
+  const dataDir = await tempDir(t)
+  const keys = new KeyRing(openMemoryEventStore())
+  const sandbox = await keys.issue({ account: 'sandbox', scopes: ['orders:read'], test: true })
+  await writeSecretFile(testKeyPath(dataDir), sandbox.key)
+  const result = await revokeExposedKey(keys, dataDir, sandbox.key)
+  const rewritten = (await readFile(testKeyPath(dataDir), 'utf8')).trim()
+  t.not(rewritten, sandbox.key)
+  t.match(await keys.authenticate(rewritten), { keyId: result?.replacementKeyId, account: 'sandbox', test: true })
+})
+
+t.test('unknown, malformed and already revoked keys change nothing', async (t) => {
+  const dataDir = await tempDir(t)
+  const store = openMemoryEventStore()
+  const keys = new KeyRing(store)
+  const revoked = await keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  await keys.revoke(revoked.record.keyId, 'gone')
+  const head = await store.headPosition()
+  for (const presented of ['junk', generateApiKey(false).key, revoked.key]) t.equal(await revokeExposedKey(keys, dataDir, presented), null)
+  t.same(await store.headPosition(), head, 'nothing appended')
+  t.same(await readdir(dataDir), [], 'nothing written')
+})
+
+t.test('the same key exposed by concurrent requests is revoked and replaced once', async (t) => {
+  const dataDir = await tempDir(t)
+  const keys = new KeyRing(openMemoryEventStore())
+  const live = await keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  const results = await Promise.all(Array.from({ length: 5 }, () => revokeExposedKey(keys, dataDir, live.key)))
+  t.equal(results.filter((result) => result !== null).length, 1)
+  t.equal((await readdir(join(dataDir, 'replaced-keys'))).length, 1)
+  t.equal((await keys.list()).filter((record) => record.replaces === live.record.keyId).length, 1)
+})
+
+t.test('a store failure is not a lost race: it reaches the caller', async (t) => {
+  const dataDir = await tempDir(t)
+  const store = openMemoryEventStore()
+  const live = await new KeyRing(store).issue({ account: 'acme', scopes: ['orders:read'] })
+  await t.rejects(revokeExposedKey(new KeyRing(failingAppendsAfter(store, 0)), dataDir, live.key), { name: 'StoreUnavailableError' })
+})
