@@ -1,7 +1,7 @@
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
-import { ReadModel, startProjector, verifyOrders } from '../src/index.js'
-import { openStore, randomTraffic, tempDir } from './helpers.js'
+import { ReadModel, startProjector, verifyOrders } from '../../src/index.js'
+import { openStore, randomTraffic, tempDir } from '../helpers.js'
 
 t.test('after random traffic the read model equals a fresh fold of the log', async (t) => {
   const dir = await tempDir()

@@ -1,5 +1,5 @@
 import type { ImageMediaType, ImageRef } from '@waybill/domain'
-import type { OrderRow, OrderStatus } from './order-row.js'
+import type { OrderRow, OrderStatus } from './fold.js'
 
 /** The orders table's columns, flat: images are split into three columns each. */
 export interface OrderRecord {

@@ -4,11 +4,11 @@ import { isRealUtcTime, ProblemSchema, streamNameFor, WaybillError } from '@wayb
 import type { EventStore } from '@waybill/event-store'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { orderView } from './order-view.js'
-import type { ListFilters, ReadModel } from './read-model.js'
-import { timestampKey } from './timestamp-key.js'
+import type { ListFilters, ReadModel } from '../orders/reader.js'
+import { timestampKey } from '../orders/timestamp-key.js'
 import {
   HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema,
-} from './read-api-schemas.js'
+} from './schemas.js'
 
 /** The caller of a request, as the ingress' key check established it. */
 export interface ReadPrincipal {

@@ -2,9 +2,9 @@ import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
 import { parseOrderStreamName } from '@waybill/domain'
 import type { Position, ProjectionEvent } from '@waybill/event-store'
-import { evolveOrderRow, type OrderRow } from './order-row.js'
+import { evolveOrderRow, type OrderRow } from './fold.js'
 import { fromRecord, ORDER_COLUMNS, toColumns, type OrderRecord } from './row-codec.js'
-import { createSchema } from './schema.js'
+import { createSchema } from './sql-schema.js'
 
 export const ORDERS_PROJECTION = 'orders'
 const BULK_MEMORY_ROWS = 500_000

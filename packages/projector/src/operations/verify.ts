@@ -3,9 +3,9 @@ import {
   type ExistingOrder, type OrderEvent, type OrderState,
 } from '@waybill/domain'
 import { verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
-import type { OrderRow } from './order-row.js'
-import type { ReadModel } from './read-model.js'
-import { timestampKey } from './timestamp-key.js'
+import type { OrderRow } from '../orders/fold.js'
+import type { ReadModel } from '../orders/reader.js'
+import { timestampKey } from '../orders/timestamp-key.js'
 
 export interface BrokenChain {
   readonly stream: string

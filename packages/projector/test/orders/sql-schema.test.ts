@@ -2,10 +2,10 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
-import { OrdersProjectionDb, ReadModel, startProjector, verifyOrders, type OrderRow } from '../src/index.js'
-import { READ_MODEL_SCHEMA_VERSION } from '../src/schema.js'
-import { timestampKey } from '../src/timestamp-key.js'
-import { command, openStore, randomTraffic, send, tempDir } from './helpers.js'
+import { OrdersProjectionDb, ReadModel, startProjector, verifyOrders, type OrderRow } from '../../src/index.js'
+import { READ_MODEL_SCHEMA_VERSION } from '../../src/orders/sql-schema.js'
+import { timestampKey } from '../../src/orders/timestamp-key.js'
+import { command, openStore, randomTraffic, send, tempDir } from '../helpers.js'
 
 // The layout of read-model version 1, verbatim: what an operator upgrading still has on disk.
 const VERSION_1 = `

@@ -1,7 +1,7 @@
 import type { EventStore, Position } from '@waybill/event-store'
 import { storeEventSource, type EventSource } from './event-source.js'
-import { currentGeneration, generationMarker } from './generation.js'
-import { OrdersProjectionDb } from './projection-db.js'
+import { currentGeneration, generationMarker } from '../orders/generation.js'
+import { OrdersProjectionDb } from '../orders/writer.js'
 
 /** The few logger methods the projector uses; pino's and Fastify's loggers fit. */
 export interface ProjectorLogger {

@@ -1,0 +1,127 @@
+import Sqlite from 'better-sqlite3'
+import type { Database, Statement } from 'better-sqlite3'
+import type { OrderRow, OrderStatus } from './fold.js'
+import { currentGeneration, generationMarker } from './generation.js'
+import { fromRecord, type OrderRecord } from './row-codec.js'
+import { createSchema } from './sql-schema.js'
+
+/** The filters of the list, which select the orders; a cursor is bound to them. */
+export interface ListFilters {
+  readonly status?: OrderStatus
+  readonly customer?: string
+  readonly location?: string
+  /** A `timestampKey`; orders whose last event is dated at or after it. */
+  readonly updatedSince?: string
+}
+
+export interface OrderFilter extends ListFilters {
+  /** Return orders whose order_id sorts after this one (the keyset cursor). */
+  readonly afterOrderId?: string
+  readonly limit: number
+}
+
+/**
+ * The query side of the `orders` read model. Before every query it looks (one stat) whether a
+ * rebuild swapped the generation pointer, and if so opens the new file before closing the old
+ * one, so a query during a swap is answered by one complete model or the other, never by none.
+ * The model lags the event log by the projector's batch: reads are eventually consistent.
+ */
+export class ReadModel {
+  private db: Database | null = null
+  private marker = ''
+  private currentPath = ''
+  private statements = new Map<string, Statement>()
+
+  /**
+   * `migrate: false` for audits (`waybill verify`): an older file is refused with a reason
+   * instead of migrated, so checking a data dir that older processes still serve changes nothing.
+   */
+  constructor(private readonly dataDir: string, private readonly options: { readonly migrate?: boolean } = {}) {}
+
+  get path(): string {
+    this.refresh()
+    return this.currentPath
+  }
+
+  getOrder(account: string, orderId: string): OrderRow | null {
+    const record = this.statement('SELECT * FROM orders WHERE account = ? AND order_id = ?').get(account, orderId) as
+      | OrderRecord
+      | undefined
+    return record === undefined ? null : fromRecord(record)
+  }
+
+  listOrders(account: string, filter: OrderFilter): OrderRow[] {
+    const where = ['account = ?']
+    const values: Array<string | number> = [account]
+    const add = (clause: string, value: string | number | undefined): void => {
+      if (value === undefined) return
+      where.push(clause)
+      values.push(value)
+    }
+    add('status = ?', filter.status)
+    add('customer = ?', filter.customer)
+    add('location = ?', filter.location)
+    add('updated_at_key >= ?', filter.updatedSince)
+    add('order_id > ?', filter.afterOrderId)
+    const sql = `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY order_id LIMIT ?`
+    const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
+    return records.map(fromRecord)
+  }
+
+  /** Every row, in key order; `waybill verify` compares them with a fresh fold. */
+  *allOrders(): IterableIterator<OrderRow> {
+    for (const record of this.statement('SELECT * FROM orders ORDER BY account, order_id').iterate()) {
+      yield fromRecord(record as OrderRecord)
+    }
+  }
+
+  /** `"<commit>/<prepare>"` of the last event the model reflects, or null. */
+  checkpoint(): { commit: bigint; prepare: bigint } | null {
+    const row = this.statement('SELECT commit_position, prepare_position FROM checkpoints WHERE projection = ?')
+      .get('orders') as { commit_position: string; prepare_position: string } | undefined
+    return row === undefined ? null : { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) }
+  }
+
+  close(): void {
+    this.db?.close()
+    this.db = null
+    this.statements.clear()
+  }
+
+  private statement(sql: string): Statement {
+    this.refresh()
+    let statement = this.statements.get(sql)
+    if (statement === undefined) {
+      statement = (this.db as Database).prepare(sql)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  private refresh(): void {
+    if (this.db !== null && generationMarker(this.dataDir) === this.marker) return
+    const generation = currentGeneration(this.dataDir)
+    if (this.db !== null && generation.path === this.currentPath) {
+      this.marker = generation.marker
+      return
+    }
+    const next = new Sqlite(generation.path)
+    next.pragma('journal_mode = WAL')
+    next.pragma('busy_timeout = 5000')
+    try {
+      // A server may start before its projector has made the file: give it the empty tables.
+      // An older file is migrated here if the projector has not done it yet.
+      createSchema(next, true, this.options.migrate ?? true)
+    } catch (error) {
+      // A refused file (newer schema) is asked about again on the next query: no handle per try.
+      next.close()
+      throw error
+    }
+    const previous = this.db
+    this.db = next
+    this.statements = new Map()
+    this.marker = generation.marker
+    this.currentPath = generation.path
+    previous?.close()
+  }
+}
