@@ -29,7 +29,7 @@ export interface OpenOptions {
 }
 
 /** The write side of the `orders` read model: batches of events in, one transaction each. */
-export class OrdersProjectionDb {
+export class ReadModelWriter {
   readonly db: Database
   private readonly selectRow: Statement<[string, string], OrderRecord>
   private readonly upsertRow: Statement<unknown[]>
