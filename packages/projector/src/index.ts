@@ -1,4 +1,5 @@
-export { evolveOrderRow, type OrderRow, type OrderStatus, type ProjectedEvent } from './orders/fold.js'
+export { evolveOrderRow, type ProjectedEvent } from './orders/fold.js'
+export type { OrderRow } from './orders/order-row.js'
 export { ReadModelWriter, ORDERS_PROJECTION, type BatchOutcome } from './orders/writer.js'
 export { ReadModel, type ListFilters, type OrderFilter } from './orders/reader.js'
 export { currentGeneration, DEFAULT_READ_MODEL_FILE, POINTER_FILE } from './orders/generation.js'

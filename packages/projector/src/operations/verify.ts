@@ -3,7 +3,7 @@ import {
   type ExistingOrder, type OrderEvent, type OrderState,
 } from '@waybill/domain'
 import { verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
-import type { OrderRow } from '../orders/fold.js'
+import type { OrderRow } from '../orders/order-row.js'
 import type { ReadModel } from '../orders/reader.js'
 import { timestampKey } from '../orders/timestamp-key.js'
 

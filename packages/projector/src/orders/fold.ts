@@ -1,36 +1,7 @@
 import { isLocked, type ImageRef, type OrderStatus } from '@waybill/domain'
+import { isOrderEvent } from './order-event.js'
+import type { OrderRow } from './order-row.js'
 import { timestampKey } from './timestamp-key.js'
-
-export type { OrderStatus }
-
-/** One row of the `orders` read model: an order's current state as of `revision`. */
-export interface OrderRow {
-  readonly account: string
-  readonly order_id: string
-  readonly customer: string
-  readonly location: string
-  readonly status: OrderStatus
-  readonly address: string | null
-  readonly delivery_date: string | null
-  readonly recipient: string | null
-  readonly reason: string | null
-  readonly pod: ImageRef | null
-  readonly signature: ImageRef | null
-  /** event_date of OrderAdded. */
-  readonly created_at: string
-  /** event_date of the stream's last event (events may be dated out of order; this is stream order). */
-  readonly updated_at: string
-  /** updated_at as fixed-width text (`timestampKey`), so `updated_since` compares exactly, to the nanosecond. */
-  readonly updated_at_key: string
-  readonly last_event_type: string
-  /** received_at of the stream's last event. */
-  readonly received_at: string | null
-  readonly revision: number
-  /** Events that changed this row; revision + 1 for any stream the decider wrote. */
-  readonly event_count: number
-  /** Global position (commit) of the stream's last applied event, as decimal text. */
-  readonly position: string
-}
 
 /** The minimum the projection needs of a stored event. */
 export interface ProjectedEvent {
@@ -41,22 +12,14 @@ export interface ProjectedEvent {
   readonly position: { readonly commit: bigint }
 }
 
-const str = (data: Readonly<Record<string, unknown>>, key: string): string => {
-  const value = data[key]
-  if (typeof value !== 'string') throw new TypeError(`event data lacks string "${key}"`)
-  return value
-}
-
-const image = (value: unknown): ImageRef | null =>
-  value !== null && typeof value === 'object' ? (value as ImageRef) : null
-
 /** The metadata keys the projection reads (a store may decode only these). */
 export const ORDER_METADATA_KEYS: readonly string[] = ['received_at']
 
 /**
- * Folds one order event into the row. Returns `'unknown'` for an event type the projection does
- * not know (the caller logs and skips it) and the row unchanged for one that cannot apply
- * (an update before the order exists or after it is locked, which the decider never lets through).
+ * Folds one of the domain's order events into the row. Returns `'unknown'` for an event type the
+ * domain does not know (the caller logs and skips it) and the row unchanged for one that cannot
+ * apply (an update before the order exists or after it is locked, which the decider never lets
+ * through): the domain's `evolve` keeps the same rules, and `verifyOrders` holds the two equal.
  */
 export function evolveOrderRow(
   row: OrderRow | undefined,
@@ -64,29 +27,32 @@ export function evolveOrderRow(
   orderId: string,
   event: ProjectedEvent,
 ): OrderRow | undefined | 'unknown' {
-  const data = event.data
-  const eventDate = str(data, 'event_date')
-  // Same rules as the domain's evolve: a change to a missing or locked order changes nothing.
+  if (!isOrderEvent(event)) return 'unknown'
+  const eventDate = event.data.event_date
   const changeable = row !== undefined && !isLocked(row.status)
   switch (event.type) {
-    case 'OrderAdded':
+    case 'OrderAdded': {
       if (row !== undefined) return row
-      return rowAfter(event, eventDate, undefined, account, orderId, str(data, 'customer'), str(data, 'location'), eventDate,
-        str(data, 'status') as OrderStatus, str(data, 'address'), str(data, 'delivery_date'), null, null, null, null)
-    case 'OrderUpdated':
+      const { data } = event
+      return rowAfter(event, eventDate, undefined, account, orderId, data.customer, data.location, eventDate,
+        data.status, data.address, data.delivery_date, null, null, null, null)
+    }
+    case 'OrderUpdated': {
       if (!changeable) return row
+      const { data } = event
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
-        str(data, 'status') as OrderStatus, str(data, 'address'), str(data, 'delivery_date'), row.recipient, row.reason, row.pod, row.signature)
-    case 'OrderCompleted':
+        data.status, data.address, data.delivery_date, row.recipient, row.reason, row.pod, row.signature)
+    }
+    case 'OrderCompleted': {
       if (!changeable) return row
+      const { data } = event
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
-        'completed', str(data, 'address'), str(data, 'delivery_date'), str(data, 'recipient'), row.reason, image(data.pod), image(data.signature))
+        'completed', data.address, data.delivery_date, data.recipient, row.reason, data.pod, data.signature ?? null)
+    }
     case 'OrderCanceled':
       if (!changeable) return row
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
-        'canceled', row.address, row.delivery_date, row.recipient, str(data, 'reason'), row.pod, row.signature)
-    default:
-      return 'unknown'
+        'canceled', row.address, row.delivery_date, row.recipient, event.data.reason, row.pod, row.signature)
   }
 }
 

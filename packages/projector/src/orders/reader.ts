@@ -1,6 +1,7 @@
 import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
-import type { OrderRow, OrderStatus } from './fold.js'
+import type { OrderStatus } from '@waybill/domain'
+import type { OrderRow } from './order-row.js'
 import { currentGeneration, generationMarker } from './generation.js'
 import { fromRecord, type OrderRecord } from './row-codec.js'
 import { createSchema } from './sql-schema.js'

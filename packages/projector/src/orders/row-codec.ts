@@ -1,5 +1,5 @@
-import type { ImageMediaType, ImageRef } from '@waybill/domain'
-import type { OrderRow, OrderStatus } from './fold.js'
+import type { ImageMediaType, ImageRef, OrderStatus } from '@waybill/domain'
+import type { OrderRow } from './order-row.js'
 
 /** The orders table's columns, flat: images are split into three columns each. */
 export interface OrderRecord {

@@ -1,4 +1,4 @@
-import type { OrderRow } from '../orders/fold.js'
+import type { OrderRow } from '../orders/order-row.js'
 
 /** An order row as the read API answers it (no account: the caller's key already says which). */
 export function orderView(row: OrderRow) {
