@@ -4,8 +4,8 @@ import { parseOrderStreamName } from '@waybill/domain'
 import type { Position, ProjectionEvent } from '@waybill/event-store'
 import { evolveOrderRow } from './fold.js'
 import type { OrderRow } from './order-row.js'
-import { fromRecord, ORDER_COLUMNS, toColumns, type OrderRecord } from './row-codec.js'
-import { createSchema } from './sql-schema.js'
+import { fromRecord, toRecord } from './row-codec.js'
+import { columnValues, createSchema, ORDER_COLUMNS, type OrderRecord } from './sql-schema.js'
 
 export const ORDERS_PROJECTION = 'orders'
 const BULK_MEMORY_ROWS = 500_000
@@ -68,7 +68,7 @@ export class ReadModelWriter {
     this.upsertCheckpoint = this.db.prepare('INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)')
     this.applyInTransaction = this.db.transaction((events, through) => this.applyNow(events, through))
     this.writeRows = this.db.transaction((rows: Iterable<OrderRow>) => {
-      for (const row of rows) this.upsertRow.run(toColumns(row))
+      for (const row of rows) this.upsertRow.run(columnValues(toRecord(row)))
     })
     this.memory = options.bulk === true ? new Map() : null
   }
@@ -148,7 +148,7 @@ export class ReadModelWriter {
       touched.set(key, next)
       if (next !== row) applied += 1
     }
-    if (this.memory === null) for (const row of rowsOf(touched)) this.upsertRow.run(toColumns(row))
+    if (this.memory === null) for (const row of rowsOf(touched)) this.upsertRow.run(columnValues(toRecord(row)))
     else if (this.memory.size > BULK_MEMORY_ROWS) this.flush()
     const target = through !== null && (last === null || isAfter(through, last)) ? through : last
     if (target !== null && (stored === null || isAfter(target, stored))) {
