@@ -2,7 +2,8 @@ import type { ImageRef, OrderStatus } from '@waybill/domain'
 
 /**
  * One row of the `orders` read model: an order's current state as of `revision`. The one shape
- * the fold, the writer, the reader and `verifyOrders` share.
+ * the fold, the writer, the reader and `verifyOrders` share; the table's columns (`OrderRecord`)
+ * and the API's answer (`OrderView`) are derived from their own schemas and mapped from this.
  */
 export interface OrderRow {
   readonly account: string
