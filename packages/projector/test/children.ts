@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-/** Starts one of the child scripts beside this file with node (they import the built dist/). */
-export function startChild(script: string, args: readonly string[]): ChildProcess {
-  const path = fileURLToPath(new URL(script, import.meta.url))
-  return spawn(process.execPath, [path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Starts a child script with node (the scripts import the built dist/). A URL, so each test names
+ * the script beside it: `new URL('./projector-child.mjs', import.meta.url)`.
+ */
+export function startChild(script: URL, args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [fileURLToPath(script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
 export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

@@ -1,7 +1,7 @@
 // A projector in its own process, for the crash test: the built package, a real store file.
 import { join } from 'node:path'
 import { openSqliteEventStore } from '@waybill/event-store'
-import { startProjector } from '../dist/index.js'
+import { startProjector } from '../../dist/index.js'
 
 const [dataDir, batchSize] = process.argv.slice(2)
 const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })

@@ -1,11 +1,11 @@
 import {
-  canonicalJson, evolve, isOrderEventType, ORDER_CATEGORY, orderDecider, parseOrderStreamName,
-  type ExistingOrder, type OrderEvent, type OrderState,
+  canonicalJson, evolve, ORDER_CATEGORY, orderDecider, parseOrderStreamName, type ExistingOrder, type OrderState,
 } from '@waybill/domain'
 import { verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
-import type { OrderRow } from './order-row.js'
-import type { ReadModel } from './read-model.js'
-import { timestampKey } from './timestamp-key.js'
+import { isOrderEvent } from '../orders/order-event.js'
+import type { OrderRow } from '../orders/order-row.js'
+import type { ReadModel } from '../orders/reader.js'
+import { timestampKey } from '../orders/timestamp-key.js'
 
 export interface BrokenChain {
   readonly stream: string
@@ -105,8 +105,8 @@ function expectedRow(events: readonly RecordedEvent[]): Record<string, unknown> 
   let lastChange: RecordedEvent | undefined
   let changes = 0
   for (const event of events) {
-    if (!isOrderEventType(event.type)) continue
-    const next = evolve(state, event as unknown as OrderEvent & { id: string })
+    if (!isOrderEvent(event)) continue
+    const next = evolve(state, event)
     if (withoutIds(next) !== withoutIds(state)) {
       lastChange = event
       changes += 1

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { ReadModel, verifyOrders } from '../src/index.js'
-import { collect, exited, startChild } from './children.js'
-import { openStore, randomTraffic, tempDir } from './helpers.js'
+import { ReadModel, verifyOrders } from '../../src/index.js'
+import { collect, exited, startChild } from '../children.js'
+import { openStore, randomTraffic, tempDir } from '../helpers.js'
 
 t.test('SIGKILL of the projector process mid-run, then restart: no duplicate, no gap', async (t) => {
   const dir = await tempDir()
@@ -24,7 +24,7 @@ t.test('SIGKILL of the projector process mid-run, then restart: no duplicate, no
 
   let killedMidway = 0
   for (let round = 0; round < 4; round += 1) {
-    const child = startChild('projector-child.mjs', [dir.path, '7'])
+    const child = startChild(new URL('./projector-child.mjs', import.meta.url), [dir.path, '7'])
     const output = collect(child)
     const before = checkpointNow()
     // Wait until this run has committed something of its own, then kill it without warning.
@@ -37,7 +37,7 @@ t.test('SIGKILL of the projector process mid-run, then restart: no duplicate, no
   }
   t.ok(killedMidway > 0, `killed before the end ${killedMidway} time(s)`)
 
-  const child = startChild('projector-child.mjs', [dir.path, '7'])
+  const child = startChild(new URL('./projector-child.mjs', import.meta.url), [dir.path, '7'])
   const deadline = Date.now() + 30_000
   while (checkpointNow() < head.commit && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
   child.kill('SIGTERM')

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { LIMITS, WaybillError } from '@waybill/domain'
-import type { ListFilters } from './read-model.js'
+import type { ListFilters } from '../orders/reader.js'
 
 const VERSION = 2
 

@@ -1,8 +1,8 @@
 import { basename } from 'node:path'
 import t from 'tap'
-import { ReadModel, startProjector, verifyOrders } from '../src/index.js'
-import { collect, exited, startChild } from './children.js'
-import { openStore, randomTraffic, tempDir } from './helpers.js'
+import { ReadModel, startProjector, verifyOrders } from '../../src/index.js'
+import { collect, exited, startChild } from '../children.js'
+import { openStore, randomTraffic, tempDir } from '../helpers.js'
 
 t.test('a rebuild in another process swaps the model while queries and the projector run, without a failed or empty answer', async (t) => {
   const dir = await tempDir()
@@ -20,7 +20,7 @@ t.test('a rebuild in another process swaps the model while queries and the proje
   const firstPath = readModel.path
   t.equal(basename(firstPath), 'read-model.sqlite')
 
-  const rebuild = startChild('rebuild-child.mjs', [dir.path, '50'])
+  const rebuild = startChild(new URL('./rebuild-child.mjs', import.meta.url), [dir.path, '50'])
   const output = collect(rebuild)
   let finished = false
   const ended = exited(rebuild).then((end) => {

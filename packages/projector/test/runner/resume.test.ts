@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { SqliteEventStore } from '@waybill/event-store'
-import { ReadModel, startProjector, storeEventSource, verifyOrders, type EventSource } from '../src/index.js'
-import { openStore, randomTraffic, tempDir } from './helpers.js'
+import { ReadModel, startProjector, storeEventSource, verifyOrders, type EventSource } from '../../src/index.js'
+import { openStore, randomTraffic, tempDir } from '../helpers.js'
 
 t.test('the projector rides out the store going away and coming back, then catches up', async (t) => {
   const dir = await tempDir()

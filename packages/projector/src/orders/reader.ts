@@ -1,9 +1,10 @@
 import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
-import type { OrderRow, OrderStatus } from './order-row.js'
+import type { OrderStatus } from '@waybill/domain'
+import type { OrderRow } from './order-row.js'
 import { currentGeneration, generationMarker } from './generation.js'
-import { fromRecord, type OrderRecord } from './row-codec.js'
-import { createSchema } from './schema.js'
+import { fromRecord } from './row-codec.js'
+import { createSchema, type OrderRecord } from './sql-schema.js'
 
 /** The filters of the list, which select the orders; a cursor is bound to them. */
 export interface ListFilters {

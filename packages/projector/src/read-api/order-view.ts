@@ -1,7 +1,11 @@
-import type { OrderRow } from './order-row.js'
+import type { OrderRow } from '../orders/order-row.js'
+import type { OrderView } from './schemas.js'
 
-/** An order row as the read API answers it (no account: the caller's key already says which). */
-export function orderView(row: OrderRow) {
+/**
+ * An order row as the read API answers it: the shape `OrderSchema` documents, checked by the
+ * compiler (no account: the caller's key already says which).
+ */
+export function orderView(row: OrderRow): OrderView {
   return {
     order_id: row.order_id,
     customer: row.customer,

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { ORDER_STATUSES } from '@waybill/domain'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
@@ -27,6 +27,9 @@ export const OrderSchema = Type.Object({
   revision: Type.Integer({ description: 'Revision (from 0) of the latest event in the order stream' }),
   position: Type.String({ description: 'Global log position of the latest event (decimal)' }),
 }, { description: 'An order as the read model holds it; it trails the event log by a moment' })
+
+/** An order as the read API answers it; its one definition is `OrderSchema`. */
+export type OrderView = Static<typeof OrderSchema>
 
 export const OrderParams = Type.Object({
   order_id: Type.String({ minLength: 1, maxLength: 128 }),

@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3'
-import { ORDER_COLUMNS } from './row-codec.js'
 import { timestampKey } from './timestamp-key.js'
 
 /**
@@ -8,27 +7,59 @@ import { timestampKey } from './timestamp-key.js'
  */
 export const READ_MODEL_SCHEMA_VERSION = 2
 
+/** The SQL types the orders table uses, and what SQLite hands back for each. */
+interface SqlValue {
+  readonly 'TEXT NOT NULL': string
+  readonly TEXT: string | null
+  readonly 'INTEGER NOT NULL': number
+  readonly INTEGER: number | null
+}
+
+/**
+ * The `orders` table, column by column, in table order: the one place its columns are written.
+ * The DDL, `OrderRecord`, `ORDER_COLUMNS` and the migration's copy are derived from it. Images are
+ * flat, three columns each, so a row needs no JSON decoding.
+ */
+const ORDER_COLUMN_TYPES = {
+  account: 'TEXT NOT NULL',
+  order_id: 'TEXT NOT NULL',
+  customer: 'TEXT NOT NULL',
+  location: 'TEXT NOT NULL',
+  status: 'TEXT NOT NULL',
+  address: 'TEXT',
+  delivery_date: 'TEXT',
+  recipient: 'TEXT',
+  reason: 'TEXT',
+  pod_sha256: 'TEXT',
+  pod_media_type: 'TEXT',
+  pod_bytes: 'INTEGER',
+  signature_sha256: 'TEXT',
+  signature_media_type: 'TEXT',
+  signature_bytes: 'INTEGER',
+  created_at: 'TEXT NOT NULL',
+  updated_at: 'TEXT NOT NULL',
+  updated_at_key: 'TEXT NOT NULL',
+  last_event_type: 'TEXT NOT NULL',
+  received_at: 'TEXT',
+  revision: 'INTEGER NOT NULL',
+  event_count: 'INTEGER NOT NULL',
+  position: 'TEXT NOT NULL',
+} as const satisfies Readonly<Record<string, keyof SqlValue>>
+
+/** A row of the orders table as SQLite returns it. */
+export type OrderRecord = { readonly [Name in keyof typeof ORDER_COLUMN_TYPES]: SqlValue[(typeof ORDER_COLUMN_TYPES)[Name]] }
+
+/** The orders table's column names, in table order. */
+export const ORDER_COLUMNS = Object.keys(ORDER_COLUMN_TYPES) as ReadonlyArray<keyof OrderRecord>
+
+/** A record's values in `ORDER_COLUMNS` order, for a positional INSERT. */
+export function columnValues(record: OrderRecord): unknown[] {
+  return ORDER_COLUMNS.map((name) => record[name])
+}
+
 const ORDERS_TABLE = `
 CREATE TABLE IF NOT EXISTS orders (
-  account TEXT NOT NULL,
-  order_id TEXT NOT NULL,
-  customer TEXT NOT NULL,
-  location TEXT NOT NULL,
-  status TEXT NOT NULL,
-  address TEXT,
-  delivery_date TEXT,
-  recipient TEXT,
-  reason TEXT,
-  pod_sha256 TEXT, pod_media_type TEXT, pod_bytes INTEGER,
-  signature_sha256 TEXT, signature_media_type TEXT, signature_bytes INTEGER,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  updated_at_key TEXT NOT NULL,
-  last_event_type TEXT NOT NULL,
-  received_at TEXT,
-  revision INTEGER NOT NULL,
-  event_count INTEGER NOT NULL,
-  position TEXT NOT NULL,
+  ${ORDER_COLUMNS.map((name) => `${name} ${ORDER_COLUMN_TYPES[name]}`).join(',\n  ')},
   PRIMARY KEY (account, order_id)
 ) WITHOUT ROWID;
 `

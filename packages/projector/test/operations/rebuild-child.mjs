@@ -1,7 +1,7 @@
 // `rebuildReadModel` in its own process, as `waybill rebuild` runs it next to a serving process.
 import { join } from 'node:path'
 import { openSqliteEventStore } from '@waybill/event-store'
-import { rebuildReadModel } from '../dist/index.js'
+import { rebuildReadModel } from '../../dist/index.js'
 
 const [dataDir, batchSize] = process.argv.slice(2)
 const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })

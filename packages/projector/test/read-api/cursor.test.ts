@@ -1,6 +1,6 @@
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
-import { decodeCursor, encodeCursor } from '../src/cursor.js'
+import { decodeCursor, encodeCursor } from '../../src/read-api/cursor.js'
 
 const pending = { status: 'pending' } as const
 const rejected = (cursor: string, filters: object, detail: RegExp) => {

@@ -2,10 +2,10 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
-import { OrdersProjectionDb, ReadModel, startProjector, verifyOrders, type OrderRow } from '../src/index.js'
-import { READ_MODEL_SCHEMA_VERSION } from '../src/schema.js'
-import { timestampKey } from '../src/timestamp-key.js'
-import { command, openStore, randomTraffic, send, tempDir } from './helpers.js'
+import { ReadModel, ReadModelWriter, startProjector, verifyOrders, type OrderRow } from '../../src/index.js'
+import { READ_MODEL_SCHEMA_VERSION } from '../../src/orders/sql-schema.js'
+import { timestampKey } from '../../src/orders/timestamp-key.js'
+import { command, openStore, randomTraffic, send, tempDir } from '../helpers.js'
 
 // The layout of read-model version 1, verbatim: what an operator upgrading still has on disk.
 const VERSION_1 = `
@@ -120,11 +120,11 @@ t.test('a read model from a newer version is refused with a reason, never misrea
   const dir = await tempDir()
   t.teardown(() => dir.remove())
   const path = join(dir.path, 'read-model.sqlite')
-  new OrdersProjectionDb(path).close()
+  new ReadModelWriter(path).close()
   const db = new Sqlite(path)
   db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run()
   db.close()
-  t.throws(() => new OrdersProjectionDb(path), /schema version 99/)
+  t.throws(() => new ReadModelWriter(path), /schema version 99/)
   const readModel = new ReadModel(dir.path)
   t.teardown(() => readModel.close())
   t.throws(() => readModel.listOrders('acme', { limit: 1 }), /schema version 99/)

@@ -5,8 +5,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
 import { isScope } from '@waybill/keys'
-import { ReadModel, readApi, startProjector, type BlobReader } from '../src/index.js'
-import { command, openStore, send, tempDir } from './helpers.js'
+import { ReadModel, readApi, startProjector, type BlobReader } from '../../src/index.js'
+import { command, openStore, send, tempDir } from '../helpers.js'
 
 // The smallest valid PNG (1x1), stored as the pod of one order.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
@@ -196,7 +196,7 @@ t.test('read API', async (t) => {
     }
     const issued = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>
     const made = (value: unknown): string => encodeURIComponent(Buffer.from(JSON.stringify(value)).toString('base64url'))
-    // The wiring only; test/cursor.test.ts goes through the forms one by one.
+    // The wiring only; test/read-api/cursor.test.ts goes through the forms one by one.
     for (const forged of [made({ v: 1, after: '' }), made({ v: 1, after: 'ord-004' }), made({ ...issued, after: '' }),
       made({ ...issued, after: 'x'.repeat(129) }), made({ ...issued, extra: true })]) {
       const response = await list(`status=pending&cursor=${forged}`)

@@ -2,9 +2,10 @@ import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
 import { parseOrderStreamName } from '@waybill/domain'
 import type { Position, ProjectionEvent } from '@waybill/event-store'
-import { evolveOrderRow, type OrderRow } from './order-row.js'
-import { fromRecord, ORDER_COLUMNS, toColumns, type OrderRecord } from './row-codec.js'
-import { createSchema } from './schema.js'
+import { evolveOrderRow } from './fold.js'
+import type { OrderRow } from './order-row.js'
+import { fromRecord, toRecord } from './row-codec.js'
+import { columnValues, createSchema, ORDER_COLUMNS, type OrderRecord } from './sql-schema.js'
 
 export const ORDERS_PROJECTION = 'orders'
 const BULK_MEMORY_ROWS = 500_000
@@ -29,7 +30,7 @@ export interface OpenOptions {
 }
 
 /** The write side of the `orders` read model: batches of events in, one transaction each. */
-export class OrdersProjectionDb {
+export class ReadModelWriter {
   readonly db: Database
   private readonly selectRow: Statement<[string, string], OrderRecord>
   private readonly upsertRow: Statement<unknown[]>
@@ -67,7 +68,7 @@ export class OrdersProjectionDb {
     this.upsertCheckpoint = this.db.prepare('INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)')
     this.applyInTransaction = this.db.transaction((events, through) => this.applyNow(events, through))
     this.writeRows = this.db.transaction((rows: Iterable<OrderRow>) => {
-      for (const row of rows) this.upsertRow.run(toColumns(row))
+      for (const row of rows) this.upsertRow.run(columnValues(toRecord(row)))
     })
     this.memory = options.bulk === true ? new Map() : null
   }
@@ -147,7 +148,7 @@ export class OrdersProjectionDb {
       touched.set(key, next)
       if (next !== row) applied += 1
     }
-    if (this.memory === null) for (const row of rowsOf(touched)) this.upsertRow.run(toColumns(row))
+    if (this.memory === null) for (const row of rowsOf(touched)) this.upsertRow.run(columnValues(toRecord(row)))
     else if (this.memory.size > BULK_MEMORY_ROWS) this.flush()
     const target = through !== null && (last === null || isAfter(through, last)) ? through : last
     if (target !== null && (stored === null || isAfter(target, stored))) {

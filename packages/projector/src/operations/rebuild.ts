@@ -1,10 +1,10 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { EventStore, Position } from '@waybill/event-store'
-import { storeEventSource, type EventSource } from './event-source.js'
-import { currentGeneration, fsyncPath, switchGeneration } from './generation.js'
-import { OrdersProjectionDb } from './projection-db.js'
-import { createIndexes } from './schema.js'
+import { storeEventSource, type EventSource } from '../runner/event-source.js'
+import { currentGeneration, fsyncPath, switchGeneration } from '../orders/generation.js'
+import { ReadModelWriter } from '../orders/writer.js'
+import { createIndexes } from '../orders/sql-schema.js'
 
 export interface RebuildProgress {
   /** Order events read so far. */
@@ -50,7 +50,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
   const path = join(options.dataDir, fileName)
   const started = performance.now()
   const startHead = (await source.headPosition())?.commit ?? 0n
-  const model = new OrdersProjectionDb(path, { bulk: true })
+  const model = new ReadModelWriter(path, { bulk: true })
   let events = 0
   try {
     for (;;) {

@@ -5,11 +5,11 @@ import type { EventStore } from '@waybill/event-store'
 import { requireScope, type Principal } from '@waybill/keys'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { orderView } from './order-view.js'
-import type { ListFilters, ReadModel } from './read-model.js'
-import { timestampKey } from './timestamp-key.js'
+import type { ListFilters, ReadModel } from '../orders/reader.js'
+import { timestampKey } from '../orders/timestamp-key.js'
 import {
   HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema,
-} from './read-api-schemas.js'
+} from './schemas.js'
 
 /** Where the image bytes are (the ingress' content-addressed blob store). */
 export interface BlobReader {

@@ -1,5 +1,5 @@
 import type { EventStore, Position, ProjectionEvent } from '@waybill/event-store'
-import { ORDER_METADATA_KEYS } from './order-row.js'
+import { ORDER_METADATA_KEYS } from '../orders/fold.js'
 
 /**
  * What the projector reads from. Small on purpose, so that the SQLite store (poll + in-process

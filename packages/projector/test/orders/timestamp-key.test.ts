@@ -1,5 +1,5 @@
 import t from 'tap'
-import { timestampKey } from '../src/timestamp-key.js'
+import { timestampKey } from '../../src/orders/timestamp-key.js'
 
 t.test('every precision becomes the same fixed width: nine fraction digits', async (t) => {
   t.equal(timestampKey('2025-03-01T10:00:00Z'), '2025-03-01T10:00:00.000000000Z')

@@ -1,7 +1,7 @@
 import type { EventStore, Position } from '@waybill/event-store'
 import { storeEventSource, type EventSource } from './event-source.js'
-import { currentGeneration, generationMarker } from './generation.js'
-import { OrdersProjectionDb } from './projection-db.js'
+import { currentGeneration, generationMarker } from '../orders/generation.js'
+import { ReadModelWriter } from '../orders/writer.js'
 
 /** The few logger methods the projector uses; pino's and Fastify's loggers fit. */
 export interface ProjectorLogger {
@@ -66,7 +66,7 @@ export function startProjector(options: ProjectorOptions): Projector {
   const log = options.logger ?? silent
   const abort = new AbortController()
 
-  let db: OrdersProjectionDb | null = null
+  let db: ReadModelWriter | null = null
   let marker = ''
   let state: ProjectorState = 'starting'
   let checkpoint: Position | null = null
@@ -75,12 +75,12 @@ export function startProjector(options: ProjectorOptions): Projector {
   let lastError: string | null = null
   const waiters = new Set<() => void>()
 
-  const openCurrent = (): OrdersProjectionDb => {
+  const openCurrent = (): ReadModelWriter => {
     const seen = generationMarker(options.dataDir)
     if (db !== null && seen === marker) return db
     const generation = currentGeneration(options.dataDir)
     db?.close()
-    db = new OrdersProjectionDb(generation.path)
+    db = new ReadModelWriter(generation.path)
     marker = generation.marker
     log.info({ readModel: generation.path }, 'projector: read model opened')
     return db
