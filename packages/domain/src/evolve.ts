@@ -1,6 +1,6 @@
 import type { OrderEvent } from './events.js'
 import type { ExistingOrder, OrderState } from './order-state.js'
-import { isLocked } from './statuses.js'
+import { isLocked, STATUS_AFTER } from './statuses.js'
 
 /**
  * Folds one stored fact into the state. `decide` never produces a fact that cannot apply (an
@@ -48,7 +48,7 @@ function applyChange(
       return {
         ...state,
         eventIds,
-        status: 'completed',
+        status: STATUS_AFTER.OrderCompleted,
         address: event.data.address,
         delivery_date: event.data.delivery_date,
         recipient: event.data.recipient,
@@ -57,6 +57,6 @@ function applyChange(
         last_event_date: event.data.event_date,
       }
     case 'OrderCanceled':
-      return { ...state, eventIds, status: 'canceled', reason: event.data.reason, last_event_date: event.data.event_date }
+      return { ...state, eventIds, status: STATUS_AFTER.OrderCanceled, reason: event.data.reason, last_event_date: event.data.event_date }
   }
 }

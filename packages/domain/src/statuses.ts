@@ -6,6 +6,9 @@ export type WireStatus = (typeof WIRE_STATUSES)[number]
 export const LOCKED_STATUSES = ['completed', 'canceled'] as const
 export type LockedStatus = (typeof LOCKED_STATUSES)[number]
 
+/** The locked status each locking event leaves an order in, for every fold of order events. */
+export const STATUS_AFTER = { OrderCompleted: 'completed', OrderCanceled: 'canceled' } as const satisfies Record<string, LockedStatus>
+
 /** Every state an order can be in: the two wire statuses and the two locked ends. */
 export const ORDER_STATUSES = [...WIRE_STATUSES, ...LOCKED_STATUSES] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]

@@ -6,7 +6,7 @@ import type { EventStore } from '@waybill/event-store'
 import { KeyRing, revokeExposedKey } from '@waybill/keys'
 import type { BlobStore } from './http/images.js'
 import auth, { refuseInsecure } from './plugins/auth.js'
-import { transportCheck } from './http/transport.js'
+import { transportCheck, type TransportCheck } from './http/transport.js'
 import bodyParsers from './plugins/body-parsers.js'
 import docs from './plugins/docs.js'
 import errorHandler, { problemSender } from './plugins/error-handler.js'
@@ -27,6 +27,12 @@ export interface AppOptions {
   readonly dataDir: string
   /** Addresses (IPs / CIDR) whose X-Forwarded-Proto and X-Forwarded-For are believed. */
   readonly trustProxy?: readonly string[]
+  /**
+   * How a request's transport is judged; by default from its socket and the trusted proxy's
+   * X-Forwarded-Proto (`transportCheck`). Tests that drive the app with `inject`, which has no
+   * TLS socket, say here that their requests count as HTTPS.
+   */
+  readonly isSecure?: TransportCheck
   readonly rateLimit?: RateLimitOptions
   readonly logLevel?: LevelWithSilent
   /**
@@ -50,7 +56,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** The Waybill HTTP app. It never listens; `startServer` (or a test's `inject`) drives it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const isSecure = transportCheck(options.trustProxy ?? [])
+  const isSecure = options.isSecure ?? transportCheck(options.trustProxy ?? [])
   const metrics = createMetrics({ store: options.store, ...(options.projectorLag !== undefined ? { projectorLag: options.projectorLag } : {}) })
   const sendProblem = problemSender((code, status) => metrics.errors.inc({ code, status: String(status) }))
   const app = Fastify({

@@ -2,7 +2,7 @@ import t from 'tap'
 import { startTestServer } from './harness.js'
 import { addBody, completeBody, orderId } from './fixtures.js'
 
-/** The envelope as bracket-notation fields, as SPEC.md's samples send it. */
+/** The envelope as bracket-notation fields, as the specification's samples send it (docs/contract.md#body-content-types). */
 function fields(body: { event: string; event_date: string; event_payload: Record<string, unknown> }): Array<[string, string]> {
   return [
     ['event', body.event], ['event_date', body.event_date],

@@ -54,7 +54,7 @@ t.test('rate_limited: 429 with Retry-After, per key', async (t) => {
   t.equal((await s.send('GET', '/ping', { key: await s.newKey('acme', ['orders:read']) })).status, 200)
 })
 
-t.test('precedence of DESIGN.md §3', async (t) => {
+t.test('order of checks (docs/contract.md#order-of-checks)', async (t) => {
   const s = await startTestServer(t)
   const readOnly = await s.newKey('acme', ['orders:read'])
   const plain = await s.newKey('acme', ['orders:add'])

@@ -2,7 +2,7 @@ import t from 'tap'
 import { startTestServer } from './harness.js'
 import { addBody, cancelBody, completeBody, orderId, updateBody } from './fixtures.js'
 
-t.test('the state table of SPEC.md §3', async (t) => {
+t.test('the state table (docs/contract.md#states-and-transitions)', async (t) => {
   const s = await startTestServer(t)
   const post = async (body: unknown) => (await s.json('/v1/deliveries', body))
   const a = orderId()

@@ -24,7 +24,7 @@ export const command: CliCommand = {
   summary: 'run the HTTPS ingress (and the plain-HTTP refusal listener)',
   help: HELP,
   async run(argv) {
-    // Read side (issue 4): the only option serve takes.
+    // --no-projector is the only option serve takes.
     const withProjector = !argv.includes('--no-projector')
     argv = argv.filter((arg) => arg !== '--no-projector')
     if (argv.length > 0) {

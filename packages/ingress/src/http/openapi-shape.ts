@@ -23,8 +23,8 @@ export function shapeOpenApi<T extends { paths?: object }>(document: T): T {
       if (/\/(pod|signature)$/.test(path)) {
         const image = { schema: { type: 'string', format: 'binary' } }
         operation.responses = {
-          200: { description: 'The image bytes, in the media type they were sent in', content: Object.fromEntries(IMAGE_MEDIA_TYPES.map((type) => [type, image])) },
           ...responses,
+          200: { description: 'The image bytes, in the media type they were sent in', content: Object.fromEntries(IMAGE_MEDIA_TYPES.map((type) => [type, image])) },
         }
       }
     }

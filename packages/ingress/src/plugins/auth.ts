@@ -32,7 +32,7 @@ export interface AuthOptions {
 
 /**
  * Runs in onRequest, before any body byte is read, so a missing or wrong key never makes the
- * server buffer a large body. Order (DESIGN.md §3): insecure_connection, api_key_missing,
+ * server buffer a large body. Order (docs/contract.md#order-of-checks): insecure_connection, api_key_missing,
  * invalid_api_key; the body checks follow once the body is parsed.
  */
 async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {

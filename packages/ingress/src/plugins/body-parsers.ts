@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
 import { formFieldsToBody } from '../http/form-fields.js'
 
-/** Zero bytes or only white space (DESIGN.md §3). */
+/** Zero bytes or only white space (docs/contract.md#empty-bodies). */
 function isBlank(body: Buffer): boolean {
   return body.toString('utf8').trim() === ''
 }
@@ -13,7 +13,7 @@ function noBody(): WaybillError {
 }
 
 /**
- * The three body types of DESIGN.md §3, each read whole into a buffer (Fastify's bodyLimit
+ * The three body types (docs/contract.md#body-content-types), each read whole into a buffer (Fastify's bodyLimit
  * stops it at 16 MiB with payload_too_large) and turned into the same plain shape, so the
  * validators see one structure whatever the content type. Fastify's own parsers are removed:
  * their errors and their treatment of empty bodies do not follow our precedence.

@@ -21,7 +21,7 @@ export interface DeliveriesRouteOptions {
 
 /**
  * POST /v1/deliveries. Fastify does not validate the body against the schema (the schema is for
- * the OpenAPI document): its validation would answer before the scope check, and DESIGN.md §3
+ * the OpenAPI document): its validation would answer before the scope check, and docs/contract.md#order-of-checks
  * puts unknown_event and api_key_forbidden before payload validation. The checks run here in
  * that order instead.
  */

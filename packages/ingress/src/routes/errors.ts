@@ -1,9 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ERROR_CATALOGUE, isErrorCode, WaybillError } from '@waybill/domain'
 
 /** GET /errors/:code, the target of every problem body's `type`: what the code means. */
-export default async function errorDescriptions(app: FastifyInstance): Promise<void> {
+export default async function errorDescriptions(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.get('/errors/:code', {
     config: { public: true, rateLimit: false },
     schema: {
@@ -13,7 +15,7 @@ export default async function errorDescriptions(app: FastifyInstance): Promise<v
       response: { 200: Type.Object({ code: Type.String(), status: Type.Integer(), title: Type.String() }) },
     },
   }, async (request) => {
-    const code = (request.params as { code: string }).code
+    const { code } = request.params
     if (!isErrorCode(code)) throw new WaybillError('not_found', `No error code ${code}`)
     return { code, status: ERROR_CATALOGUE[code].status, title: ERROR_CATALOGUE[code].title }
   })

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { ProblemSchema } from '@waybill/domain'
 import { requirePrincipal } from '@waybill/keys'
 
-/** GET /ping (SPEC.md §4.2): the service runs and the key is valid; any scope will do. */
+/** GET /ping (docs/contract.md#ping): the service runs and the key is valid; any scope will do. */
 export default async function ping(app: FastifyInstance): Promise<void> {
   app.get('/ping', {
     schema: {

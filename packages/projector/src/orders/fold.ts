@@ -1,4 +1,4 @@
-import { isLocked, type ImageRef, type OrderStatus } from '@waybill/domain'
+import { isLocked, STATUS_AFTER, type ImageRef, type OrderStatus } from '@waybill/domain'
 import { isOrderEvent } from './order-event.js'
 import type { OrderRow } from './order-row.js'
 import { timestampKey } from './timestamp-key.js'
@@ -47,12 +47,12 @@ export function evolveOrderRow(
       if (!changeable) return row
       const { data } = event
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
-        'completed', data.address, data.delivery_date, data.recipient, row.reason, data.pod, data.signature ?? null)
+        STATUS_AFTER.OrderCompleted, data.address, data.delivery_date, data.recipient, row.reason, data.pod, data.signature ?? null)
     }
     case 'OrderCanceled':
       if (!changeable) return row
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
-        'canceled', row.address, row.delivery_date, row.recipient, event.data.reason, row.pod, row.signature)
+        STATUS_AFTER.OrderCanceled, row.address, row.delivery_date, row.recipient, event.data.reason, row.pod, row.signature)
   }
 }
 

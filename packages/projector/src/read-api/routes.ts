@@ -1,5 +1,5 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
-import type { Static } from 'typebox'
 import { isRealUtcTime, ProblemSchema, streamNameFor, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { requireScope, type Principal } from '@waybill/keys'
@@ -8,7 +8,7 @@ import { orderView } from './order-view.js'
 import type { ListFilters, ReadModel } from '../orders/reader.js'
 import { timestampKey } from '../orders/timestamp-key.js'
 import {
-  HistorySchema, ListQuery, OrderListSchema, OrderParams, OrderSchema,
+  HistorySchema, ImageBytes, ListQuery, OrderListSchema, OrderParams, OrderSchema,
 } from './schemas.js'
 
 /** Where the image bytes are (the ingress' content-addressed blob store). */
@@ -36,7 +36,8 @@ const errors = { '4xx': ProblemSchema, '5xx': ProblemSchema }
  * own account's orders. Current state comes from the read model (which trails the log by a
  * moment); history comes from the event store itself.
  */
-export async function readApi(app: FastifyInstance, options: ReadApiOptions): Promise<void> {
+export async function readApi(fastify: FastifyInstance, options: ReadApiOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { readModel, store, blobs } = options
 
   const accountOf = (request: FastifyRequest): string => requireScope(options.principalOf(request), 'orders:read').account
@@ -45,22 +46,22 @@ export async function readApi(app: FastifyInstance, options: ReadApiOptions): Pr
       throw new WaybillError('bad_request', request.validationError.message)
     }
   }
-  const orderOf = (request: FastifyRequest<{ Params: Static<typeof OrderParams> }>) => {
+  const orderOf = (request: FastifyRequest, params: { readonly order_id: string }) => {
     const account = accountOf(request)
     rejectInvalid(request)
-    const row = readModel.getOrder(account, request.params.order_id)
-    if (row === null) throw new WaybillError('not_found', `No order ${request.params.order_id}`)
+    const row = readModel.getOrder(account, params.order_id)
+    if (row === null) throw new WaybillError('not_found', `No order ${params.order_id}`)
     return row
   }
 
-  app.get<{ Params: Static<typeof OrderParams> }>('/v1/orders/:order_id', {
+  app.get('/v1/orders/:order_id', {
     attachValidation: true,
     schema: documented('Current state of one order (from the read model)', {
       params: OrderParams, response: { 200: OrderSchema, ...errors },
     }),
-  }, async (request) => orderView(orderOf(request)))
+  }, async (request) => orderView(orderOf(request, request.params)))
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/v1/orders', {
+  app.get('/v1/orders', {
     attachValidation: true,
     schema: documented('Orders of the key\'s account, filtered, in order_id order, a page at a time', {
       querystring: ListQuery, response: { 200: OrderListSchema, ...errors },
@@ -90,7 +91,7 @@ export async function readApi(app: FastifyInstance, options: ReadApiOptions): Pr
     return { orders: page.map(orderView), next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last.order_id, filters) : null }
   })
 
-  app.get<{ Params: Static<typeof OrderParams> }>('/v1/orders/:order_id/events', {
+  app.get('/v1/orders/:order_id/events', {
     attachValidation: true,
     schema: documented('Full history of one order, read from the event store', {
       params: OrderParams, response: { 200: HistorySchema, ...errors },
@@ -117,13 +118,13 @@ export async function readApi(app: FastifyInstance, options: ReadApiOptions): Pr
   })
 
   for (const image of ['pod', 'signature'] as const) {
-    app.get<{ Params: Static<typeof OrderParams> }>(`/v1/orders/:order_id/${image}`, {
+    app.get(`/v1/orders/:order_id/${image}`, {
       attachValidation: true,
       schema: documented(`The ${image} image of a completed order, as stored`, {
-        params: OrderParams, response: errors,
+        params: OrderParams, response: { 200: ImageBytes, ...errors },
       }),
     }, async (request, reply) => {
-      const row = orderOf(request)
+      const row = orderOf(request, request.params)
       const ref = row[image]
       if (ref === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
       const bytes = await blobs.get(ref.sha256)
@@ -133,9 +134,9 @@ export async function readApi(app: FastifyInstance, options: ReadApiOptions): Pr
   }
 }
 
-/** Adds the OpenAPI members (read by @fastify/swagger when the server registers it). */
-function documented(summary: string, schema: FastifySchema): FastifySchema {
-  return { ...schema, summary, tags: ['orders'], security: [{ apiKey: [] }] } as FastifySchema
+/** Adds the OpenAPI members (read by @fastify/swagger), keeping the schema's type for the route. */
+function documented<Schema extends FastifySchema>(summary: string, schema: Schema): Schema {
+  return { ...schema, summary, tags: ['orders'], security: [{ apiKey: [] }] }
 }
 
 /**

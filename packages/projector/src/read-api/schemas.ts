@@ -66,3 +66,6 @@ export const HistorySchema = Type.Object({
     prev_hash: Nullable(Type.String()),
   })),
 })
+
+/** An image route's answer: the bytes as stored, in their own media type (not JSON). */
+export const ImageBytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes, in the media type they were sent in' })
