@@ -21,8 +21,8 @@ export interface OpenStoreOptions {
   readonly create?: boolean
 }
 
-/** Refused to open: there is no embedded store where the configuration points. */
-export class MissingStoreError extends Error {
+// Refused to open: there is no embedded store where the configuration points.
+class MissingStoreError extends Error {
   constructor(path: string) {
     super(`no event store at ${path}: check WAYBILL_DATA_DIR (nothing was created there)`)
     this.name = 'MissingStoreError'

@@ -128,7 +128,7 @@ t.test('scripts/replay-order.sh reads a relative WAYBILL_DATA_DIR from where it 
   const out = await promisify(execFile)(script, ['A-2'], { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir.slice(cwd.length + 1) } })
   t.match(out.stdout, /stream order-sandbox-A-2: 1 event\(s\)[\s\S]*hash chain: ok/)
   const missing = await promisify(execFile)(script, ['A-2'], { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: 'nowhere' } })
-    .then(() => null, (error: { code: number; stderr: string }) => error)
+    .then(() => null, (error: unknown) => error as { code: number; stderr: string })
   t.equal(missing?.code, 1)
   t.match(missing?.stderr, /no event store at .*nowhere/)
 })

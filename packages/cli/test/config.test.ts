@@ -19,7 +19,7 @@ const DEFAULTS: WaybillConfig = {
   rateLimit: { max: 1000, windowMs: 1000 },
 }
 
-type Property = { type?: string; enum?: string[]; default?: unknown; minimum?: number; maximum?: number; description?: string }
+type Property = { type?: string; enum?: string[]; default?: string | number | boolean; minimum?: number; maximum?: number; description?: string }
 const PROPERTIES = CONFIG_SCHEMA.properties as unknown as Record<string, Property>
 const NAMES = Object.keys(PROPERTIES)
 

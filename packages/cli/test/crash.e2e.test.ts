@@ -121,7 +121,7 @@ t.test(`SIGKILL of serve (and its projector) under load, ${ROUNDS} rounds: ackno
     rows += 1
     const types = expected.get(row.order_id)
     const status = types?.length === 2 ? 'completed' : 'pending'
-    if (row.event_count !== types?.length || row.revision !== (types?.length ?? 0) - 1 || row.status !== status) wrongRows.push(row.order_id)
+    if (row.event_count !== types?.length || row.revision !== types.length - 1 || row.status !== status) wrongRows.push(row.order_id)
   }
   t.same(wrongRows, [], 'every row counts each acknowledged event once (event_count, revision, status)')
   t.equal(rows, expected.size, 'one read-model row per order')

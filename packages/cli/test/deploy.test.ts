@@ -11,7 +11,8 @@ import { CONFIG_SCHEMA, loadConfig } from '../src/config.js'
 // this test.
 const DEPLOY = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'deploy')
 const read = (path: string): string => readFileSync(join(DEPLOY, path), 'utf8')
-type Doc = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- YAML documents, read in the shape each assertion then checks
+type Doc = Record<string, any>
 
 const KNOWN = new Set(Object.keys(CONFIG_SCHEMA.properties))
 
@@ -73,12 +74,12 @@ t.test('the ingress Deployment has probes on the key-less endpoints, limits, and
   t.ok(deployment!.spec.replicas >= 2, 'more than one instance')
   const [container] = deployment!.spec.template.spec.containers as Doc[]
   const portNumber = (ref: string | number): number =>
-    typeof ref === 'number' ? ref : (container!.ports as Doc[]).find((p) => p.name === ref)?.containerPort
-  t.same((container!.ports as Doc[]).map((p) => p.containerPort).sort(), [config.httpPort, config.httpsPort].sort(), 'container ports are WAYBILL_HTTP(S)_PORT')
+    typeof ref === 'number' ? ref : (container!.ports as Doc[]).find((p) => p.name === ref)?.containerPort as number
+  t.same((container!.ports as Doc[]).map((p) => p.containerPort as number).sort(), [config.httpPort, config.httpsPort].sort(), 'container ports are WAYBILL_HTTP(S)_PORT')
   t.match(container!.livenessProbe?.httpGet, { path: '/healthz', scheme: 'HTTPS' }, 'liveness on /healthz')
   t.match(container!.readinessProbe?.httpGet, { path: '/readyz', scheme: 'HTTPS' }, 'readiness on /readyz')
-  t.equal(portNumber(container!.livenessProbe.httpGet.port), config.httpsPort)
-  t.equal(portNumber(container!.readinessProbe.httpGet.port), config.httpsPort)
+  t.equal(portNumber(container!.livenessProbe.httpGet.port as string | number), config.httpsPort)
+  t.equal(portNumber(container!.readinessProbe.httpGet.port as string | number), config.httpsPort)
   t.same(container!.args, ['serve', '--no-projector'], 'the projector Deployment alone writes the shared read model')
   t.ok(container!.resources?.limits?.cpu && container!.resources?.limits?.memory, 'cpu and memory limits')
   t.ok(container!.resources?.requests?.cpu && container!.resources?.requests?.memory, 'cpu and memory requests')
@@ -90,7 +91,7 @@ t.test('the ingress Deployment has probes on the key-less endpoints, limits, and
   t.same(claim?.spec.accessModes, ['ReadWriteMany'], 'shared by every instance')
   t.ok(mounts.some((m) => config.tls?.certPath.startsWith(`${m}/`)), 'WAYBILL_TLS_CERT is on a mounted volume')
   const service = all.find((m) => m.kind === 'Service' && m.metadata.name === 'waybill-ingress')
-  t.same((service!.spec.ports as Doc[]).map((p) => portNumber(p.targetPort)).sort(), [config.httpPort, config.httpsPort].sort(), 'the Service targets both listeners')
+  t.same((service!.spec.ports as Doc[]).map((p) => portNumber(p.targetPort as string | number)).sort(), [config.httpPort, config.httpsPort].sort(), 'the Service targets both listeners')
 })
 
 t.test('the projector Deployment runs `waybill projector` on the same configuration', async (t) => {
@@ -98,12 +99,14 @@ t.test('the projector Deployment runs `waybill projector` on the same configurat
   const projector = all.find((m) => m.kind === 'Deployment' && m.metadata.name === 'waybill-projector')
   const [container] = projector!.spec.template.spec.containers as Doc[]
   t.same(container!.args, ['projector'])
-  t.same((container!.envFrom as Doc[]).map((e) => e.configMapRef?.name ?? e.secretRef?.name), ['waybill-config', 'waybill-eventstore'])
+  t.same((container!.envFrom as Doc[]).map((e) => (e.configMapRef?.name ?? e.secretRef?.name) as string | undefined), ['waybill-config', 'waybill-eventstore'])
   t.ok(container!.resources?.limits?.memory)
 })
 
 const compose = parse(read('compose.yaml'), { merge: true }) as Doc
 const services = compose.services as Record<string, Doc>
+// A compose `environment` value may be a YAML number or boolean; the process gets its text.
+type ComposeEnv = Record<string, string | number | boolean>
 const WAYBILL_SERVICES = ['ingress-1', 'ingress-2', 'projector']
 
 t.test('compose: a 3-node EventStoreDB cluster with TLS, two ingress instances, a projector, a proxy', async (t) => {
@@ -122,7 +125,7 @@ t.test('compose: a 3-node EventStoreDB cluster with TLS, two ingress instances, 
 
 t.test('compose: Waybill services use only known variables, with values loadConfig accepts', async (t) => {
   for (const name of WAYBILL_SERVICES) {
-    const raw = services[name]!.environment as Record<string, string>
+    const raw = services[name]!.environment as ComposeEnv
     for (const variable of Object.keys(raw)) t.ok(KNOWN.has(variable), `${name}: ${variable} is a configuration variable`)
     const env = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, interpolate(String(v), exampleEnv)]))
     const config = loadConfig(env)
@@ -147,11 +150,11 @@ t.test('compose: WAYBILL_TRUST_PROXY names the proxy\'s fixed address, and only 
   const proxyAddress = services.proxy!.networks.waybill.ipv4_address as string
   t.equal(proxyAddress.split('.').slice(0, 3).join('.'), subnet.split('.').slice(0, 3).join('.'), 'on the fixed subnet')
   for (const name of WAYBILL_SERVICES) {
-    const config = loadConfig(Object.fromEntries(Object.entries(services[name]!.environment as Record<string, string>)
+    const config = loadConfig(Object.fromEntries(Object.entries(services[name]!.environment as ComposeEnv)
       .map(([k, v]) => [k, interpolate(String(v), exampleEnv)])))
     t.same(config.trustProxy, [proxyAddress], `${name} trusts the proxy`)
   }
-  const addresses = Object.values(services).map((s) => s.networks?.waybill?.ipv4_address).filter(Boolean)
+  const addresses = Object.values(services).map((s) => s.networks?.waybill?.ipv4_address as string | undefined).filter(Boolean)
   t.equal(new Set(addresses).size, addresses.length, 'no two services share an address')
   t.same(services.proxy!.ports, ['443:443', '80:80'], 'the proxy is the only published service')
   for (const [name, service] of Object.entries(services)) if (name !== 'proxy') t.notOk(service.ports, `${name} publishes nothing`)
@@ -159,7 +162,7 @@ t.test('compose: WAYBILL_TRUST_PROXY names the proxy\'s fixed address, and only 
 
 t.test('the proxy forwards to both ingress instances on WAYBILL_HTTPS_PORT and never redirects plain HTTP', async (t) => {
   const caddyfile = read('proxy/Caddyfile')
-  const config = loadConfig(Object.fromEntries(Object.entries(services['ingress-1']!.environment as Record<string, string>)
+  const config = loadConfig(Object.fromEntries(Object.entries(services['ingress-1']!.environment as ComposeEnv)
     .map(([k, v]) => [k, interpolate(String(v), exampleEnv)])))
   const upstreams = [...caddyfile.matchAll(/https:\/\/([a-z0-9-]+):(\d+)/g)].map((m) => ({ host: m[1], port: Number(m[2]) }))
   t.same(upstreams.map((u) => u.host).sort(), ['ingress-1', 'ingress-2'])

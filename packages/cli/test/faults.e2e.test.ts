@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, open, rm } from 'node:fs/promises'
+import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -202,8 +202,8 @@ t.test('boundedAppends: appends past the cap fail at once, the others at the tim
   blocker.exec('BEGIN IMMEDIATE')
   const started = performance.now()
   const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) =>
-    store.appendToStream(`order-a-${i}`, [{ id: crypto.randomUUID(), type: 'OrderAdded', data: {} }]).catch((error: Error) => {
-      throw Object.assign(error, { ms: performance.now() - started })
+    store.appendToStream(`order-a-${i}`, [{ id: crypto.randomUUID(), type: 'OrderAdded', data: {} }]).catch((error: unknown) => {
+      throw Object.assign(error as Error, { ms: performance.now() - started })
     })))
   blocker.exec('ROLLBACK')
   blocker.close()

@@ -59,7 +59,10 @@ function sendRaw(baseUrl: string, c: FuzzCase, key: string, ca: string): Promise
         const at = line.indexOf(':')
         headers[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim()
       }
-      if (status === 0) return resolve({ ok: false, why: 'no answer' })
+      if (status === 0) {
+        resolve({ ok: false, why: 'no answer' })
+        return
+      }
       // The 413 may be chunked; its JSON is the part between the braces.
       const json = payload.slice(payload.indexOf('{'), payload.lastIndexOf('}') + 1)
       resolve(judge(status, headers, json))
@@ -129,7 +132,7 @@ t.test(`${RUNS} generated bad requests (seed ${SEED}) each get a 4xx problem bod
 
   t.same(failures.slice(0, 10).map(({ c, v }) => `${c.label}: ${v.why}`), [], `every generated request got a 4xx problem body (${failures.length} did not)`)
   t.same(huge.map(({ c, v }) => `${c.label}: ${v.why}`), [], 'oversized bodies, images and fields: 4xx problem bodies')
-  t.comment(`${RUNS} requests in ${seconds.toFixed(1)} s (${(RUNS / seconds).toFixed(0)} req/s); RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, ${(rssAfter / 2 ** 20).toFixed(0)} MiB after`)
+  t.comment(`${RUNS} requests in ${seconds.toFixed(1)} s (${(RUNS / seconds).toFixed(0)} req/s); RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, ${(rssPeak / 2 ** 20).toFixed(0)} MiB peak, ${(rssAfter / 2 ** 20).toFixed(0)} MiB after`)
   const ping = await request(`${server.httpsUrl}/ping`, { headers: { 'service-api-key': key }, dispatcher: agent })
   t.equal(ping.statusCode, 200, 'the server still answers /ping')
   await ping.body.text()

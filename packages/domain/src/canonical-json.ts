@@ -5,7 +5,8 @@
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
-    const text = JSON.stringify(value)
+    // Typed string, but undefined for undefined, functions and symbols.
+    const text = JSON.stringify(value) as string | undefined
     if (text === undefined) throw new TypeError(`cannot serialise ${typeof value}`)
     return text
   }

@@ -21,7 +21,7 @@ const TIMESTAMP_PATTERN =
 
 /** `abc` → `[aA][bB][cC]`: JSON Schema patterns have no case-insensitive flag. */
 function caseless(text: string): string {
-  return [...text].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('')
+  return text.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`)
 }
 // Only the prefix: the base64 itself is judged by the image format. A pattern over the whole
 // base64 (`(?:[A-Za-z0-9+/]{4})*…$`) overflows V8's regular-expression stack on a 5 MiB image,

@@ -9,10 +9,16 @@ import { decodeImage } from './wire-formats.js'
  */
 export type FieldRule = (value: unknown) => string | null
 
+// eslint-disable-next-line no-control-regex -- it exists to refuse control characters (docs/contract.md#strings)
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 const LONE_SURROGATE = /[\ud800-\udfff]/u
 
-function codePointsOver(text: string, max: number): boolean {
+/**
+ * Whether `text` has more than `max` characters, counted as the contract counts them: in code
+ * points (docs/contract.md#conventions). Counts without building an array, and only when the
+ * UTF-16 length leaves it open.
+ */
+export function codePointsOver(text: string, max: number): boolean {
   if (text.length <= max) return false
   if (text.length > 2 * max) return true
   let codePoints = 0

@@ -3,7 +3,7 @@ import { eventIdFor } from '../src/event-id.js'
 import type { ImageRef, OrderEvent } from '../src/events.js'
 
 export const ACCOUNT = 'acme_1'
-export const ORDER_ID = 'A-1001'
+const ORDER_ID = 'A-1001'
 
 export const POD: ImageRef = { sha256: 'a'.repeat(64), media_type: 'image/jpeg', bytes: 1234 }
 export const SIGNATURE: ImageRef = { sha256: 'b'.repeat(64), media_type: 'image/png', bytes: 99 }

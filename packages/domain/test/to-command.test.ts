@@ -60,6 +60,9 @@ t.test('deliveryImages lists what must be stored before the event', async (t) =>
 const text = (max: number) =>
   fc
     .string({ unit: 'grapheme', minLength: 1, maxLength: max })
+    // The wire's string rules, written out (docs/contract.md#strings): no control characters, a
+    // length in code points (what a spread counts).
+    // eslint-disable-next-line no-control-regex, @typescript-eslint/no-misused-spread -- see above
     .filter((s) => s.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(s) && [...s].length <= max)
 const timestamp = fc
   .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })

@@ -86,7 +86,7 @@ t.test('prototype tricks neither supply nor change fields', async (t) => {
   rejects(t, 'ORDER_CANCELED', body('ORDER_CANCELED', {}, { event_payload: inherited }), 'event_payload.order_id: is required')
 
   const poisoned = JSON.parse('{"event":"ORDER_CANCELED","event_date":"2025-02-27T08:00:00Z","__proto__":{"polluted":1},' +
-    '"event_payload":{"__proto__":{"order_id":"A-1","reason":"x"},"constructor":{"prototype":{"polluted":1}},"reason":"moved"}}')
+    '"event_payload":{"__proto__":{"order_id":"A-1","reason":"x"},"constructor":{"prototype":{"polluted":1}},"reason":"moved"}}') as Record<string, unknown>
   rejects(t, 'ORDER_CANCELED', poisoned, 'event_payload.order_id: is required')
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched')
 

@@ -40,9 +40,11 @@ export const REQUIRED: Record<WireEvent, readonly string[]> = {
 
 /** A valid body of this event, with payload fields replaced or (undefined) removed. */
 export function body(event: WireEvent, payload: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) {
-  const merged: Record<string, unknown> = { ...PAYLOADS[event], ...payload }
-  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key]
-  const whole: Record<string, unknown> = { event, event_date: '2025-02-27T08:00:00Z', event_payload: merged, ...envelope }
-  for (const key of Object.keys(whole)) if (whole[key] === undefined) delete whole[key]
-  return whole
+  const merged = defined({ ...PAYLOADS[event], ...payload })
+  return defined({ event, event_date: '2025-02-27T08:00:00Z', event_payload: merged, ...envelope })
+}
+
+/** The members that are not undefined, in their order. */
+function defined(members: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined))
 }

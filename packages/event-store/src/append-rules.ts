@@ -23,8 +23,11 @@ export function reappendRevision(expected: ExpectedRevision, storedRevision: num
   return storedRevision
 }
 
-/** Checks the shape of an append request. Throws before anything is queued or written. */
-export function validateAppend(streamName: string, events: readonly EventData[], expected: ExpectedRevision): void {
+/**
+ * Checks the shape of an append request. Throws before anything is queued or written; after it,
+ * `events` is known to hold at least one event.
+ */
+export function validateAppend(streamName: string, events: readonly EventData[], expected: ExpectedRevision): asserts events is readonly [EventData, ...EventData[]] {
   if (typeof streamName !== 'string' || streamName.length === 0) throw new TypeError('stream name must be a non-empty string')
   if (events.length === 0) throw new RangeError(`append to ${streamName}: no events`)
   const ids = new Set<string>()

@@ -36,8 +36,7 @@ export async function handleCommand<Command, Event extends { readonly type: stri
   options: HandleCommandOptions,
 ): Promise<CommandResult<Event, ErrorCode>> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)
-  let lastConflict: WrongExpectedVersionError | undefined
-  for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
+  for (let attempt = 1; ; attempt += 1) {
     const recorded = await store.readStream(streamName)
     let state = decider.initialState()
     for (const event of recorded) {
@@ -59,9 +58,8 @@ export async function handleCommand<Command, Event extends { readonly type: stri
       )
       return { outcome: 'appended', events: decision.events, position: result.position, nextExpectedRevision: result.nextExpectedRevision }
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError)) throw error
-      lastConflict = error
+      // The conflict of the last round allowed is the answer.
+      if (!(error instanceof WrongExpectedVersionError) || attempt >= maxAttempts) throw error
     }
   }
-  throw lastConflict!
 }

@@ -15,7 +15,7 @@ export interface ContractSubject {
   /** A store to test; the suite closes what it opens. */
   open(): Promise<EventStore>
   /** Opens the same store again after `close()` (same file, same server); omit to skip that test. */
-  reopen?(): Promise<EventStore>
+  readonly reopen?: () => Promise<EventStore>
 }
 
 const RACERS = 50

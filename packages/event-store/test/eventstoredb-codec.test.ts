@@ -83,9 +83,9 @@ t.test('events Waybill did not write are refused with the stream and revision na
   const good = asStored(chained!, 0)
   t.throws(() => fromClientEvent({ ...good, isJson: false, data: new Uint8Array([1]) } as unknown as AllStreamRecordedEvent), /order-acme-42@0 is not JSON/)
   t.throws(() => fromClientEvent({ ...good, metadata: { key_id: 'k1' } }), /no hash chain metadata/)
-  t.throws(() => fromClientEvent({ ...good, metadata: undefined } as unknown as AllStreamRecordedEvent), /no hash chain metadata/)
+  t.throws(() => fromClientEvent({ ...good, metadata: undefined }), /no hash chain metadata/)
   t.throws(() => fromClientEvent({ ...good, data: [1, 2] } as unknown as AllStreamRecordedEvent), /not a JSON object/)
   t.throws(() => fromClientEvent({ ...good, metadata: { prev_hash: 7, [HASH_KEY]: 'x' } }), /malformed prev_hash/)
   const { position: _dropped, ...withoutPosition } = good
-  t.throws(() => fromClientEvent(withoutPosition as unknown as AllStreamRecordedEvent), /without a position/)
+  t.throws(() => fromClientEvent(withoutPosition), /without a position/)
 })

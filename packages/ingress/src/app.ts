@@ -92,7 +92,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // refused before any hook runs; it still gets a problem body (400 bad_request), and over
     // plain HTTP it is still insecure_connection and still revokes the key it exposed.
     frameworkErrors: (error, request, reply) => {
-      if (isSecure(request.raw)) return sendProblem(error, request, reply)
+      if (isSecure(request.raw)) {
+        sendProblem(error, request, reply)
+        return
+      }
       refuseInsecure(request, onKeyExposed)
         .catch((refusal: unknown) => sendProblem(refusal, request, reply))
         .catch((failure: unknown) => request.log.error({ err: failure }, 'could not answer a refused request'))

@@ -14,7 +14,7 @@ export function orderId(prefix = 'o'): string {
   return `${prefix}-${process.pid}-${Date.now()}-${counter}`
 }
 
-export const EVENT_DATE = '2025-03-01T10:00:00Z'
+const EVENT_DATE = '2025-03-01T10:00:00Z'
 
 export function addBody(id: string, overrides: Record<string, unknown> = {}) {
   return {

@@ -11,10 +11,11 @@ export interface Reply {
   readonly headers: Record<string, string | string[] | undefined>
   readonly text: string
   /** The parsed body when it is JSON (or problem+json); undefined otherwise. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- read in whatever shape the test then asserts
   readonly json: any
 }
 
-export interface SendOptions {
+interface SendOptions {
   readonly key?: string | null
   readonly headers?: Record<string, string | string[]>
   readonly body?: string | Buffer

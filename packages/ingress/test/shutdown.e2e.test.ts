@@ -36,7 +36,7 @@ t.test('close lets an in-flight request finish and takes no new work', async (t)
 
   const late = await request(`${server.httpsUrl}/ping`, { headers, dispatcher: otherAgent }).then(
     (response) => ({ status: response.statusCode }),
-    (error: Error) => ({ status: 0, error: error.message }),
+    (error: unknown) => ({ status: 0, error: (error as Error).message }),
   )
   t.not(late.status, 200, 'no new request is served once closing started')
   if (late.status !== 0) t.equal(late.status, 503)

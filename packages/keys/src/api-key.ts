@@ -17,7 +17,7 @@ export interface NewApiKey {
 function base62(length: number): string {
   // randomInt is uniform (rejection sampling inside), so every character carries log2(62) bits.
   let out = ''
-  for (let i = 0; i < length; i += 1) out += BASE62[randomInt(62)]
+  for (let i = 0; i < length; i += 1) out += BASE62.charAt(randomInt(62))
   return out
 }
 

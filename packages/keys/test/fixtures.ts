@@ -3,9 +3,9 @@ import type { KeyIssuedData, KeyRevokedData, KeyRotatedData, StoredKeyEvent } fr
 
 export const KEY_ID = 'AbCdEfGh1234'
 export const REPLACEMENT_ID = 'ZyXwVu987654'
-export const ISSUED_AT = '2025-03-01T08:00:00.000Z'
+const ISSUED_AT = '2025-03-01T08:00:00.000Z'
 export const REVOKED_AT = '2025-03-02T09:00:00.000Z'
-export const ROTATED_AT = '2025-03-02T09:00:01.000Z'
+const ROTATED_AT = '2025-03-02T09:00:01.000Z'
 
 export function issueKey(data: Partial<KeyIssuedData> = {}, eventId = 'event-issue'): IssueKey {
   return {

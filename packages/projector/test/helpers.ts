@@ -21,7 +21,7 @@ export function openStore(dataDir: string): Promise<SqliteEventStore> {
 }
 
 /** Small deterministic PRNG (mulberry32), so a failing random run can be replayed by its seed. */
-export function random(seed: number): () => number {
+function random(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -41,7 +41,7 @@ export function command(account: string, event: WireEvent, data: Record<string, 
   return { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
 }
 
-export function commandFor(account: string, orderId: string, event: WireEvent, step: number, pick: () => number): OrderCommand {
+function commandFor(account: string, orderId: string, event: WireEvent, step: number, pick: () => number): OrderCommand {
   const common = { order_id: orderId, event_date: date(step) }
   const status = pick() < 0.5 ? 'pending' : 'in_progress'
   switch (event) {

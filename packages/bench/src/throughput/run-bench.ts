@@ -7,7 +7,7 @@ import { drive, type PhaseFigures } from './drive.js'
 import type { Phase } from './workload.js'
 import { startServerProcess, type ServerProcess } from './server-process.js'
 
-export type Target = 'service' | 'ceiling'
+type Target = 'service' | 'ceiling'
 
 // The built `waybill` command sits beside the CLI package's entry in its dist/.
 const WAYBILL_MAIN = fileURLToPath(new URL('./main.js', import.meta.resolve('@waybill/cli')))
@@ -48,6 +48,13 @@ interface Running {
   readonly pid: number
 }
 
+/** What is measured of one target, filled in phase by phase. */
+interface Tally {
+  readonly phases: Partial<Record<Phase, PhaseFigures>>
+  fixedRate: PhaseFigures | null
+  warmupOk: number
+}
+
 /**
  * Starts the service (`waybill serve`) and the ceiling (`ceiling/main.ts`: same app, events in
  * memory) as child processes on fresh data directories, then runs each phase on
@@ -59,41 +66,41 @@ export async function runBench(options: BenchOptions): Promise<{ service: Target
   const running: Running[] = []
   try {
     for (const target of targets) running.push(await start(target, options))
-    const figures = new Map<Target, { phases: Partial<Record<Phase, PhaseFigures>>; fixedRate: PhaseFigures | null; warmupOk: number }>()
-    for (const r of running) figures.set(r.target, { phases: {}, fixedRate: null, warmupOk: 0 })
+    const measured = running.map((r): { r: Running; tally: Tally } => ({ r, tally: { phases: {}, fixedRate: null, warmupOk: 0 } }))
     const common = (r: Running) => ({ url: r.server.httpsUrl, key: r.key, connections: options.connections })
     if (options.warmupSeconds > 0) {
-      for (const r of running) {
+      for (const { r, tally } of measured) {
         options.log(`${r.target}: warming up for ${options.warmupSeconds} s`)
-        figures.get(r.target)!.warmupOk = (await drive({ ...common(r), phase: 'mix', seconds: options.warmupSeconds, runId: `${r.runId}-w` })).ok
+        tally.warmupOk = (await drive({ ...common(r), phase: 'mix', seconds: options.warmupSeconds, runId: `${r.runId}-w` })).ok
       }
     }
     for (const phase of ['add', 'mix'] as const) {
-      for (const r of running) {
+      for (const { r, tally } of measured) {
         options.log(`${r.target}: phase ${phase === 'add' ? '1 (ORDER_ADD, new orders)' : '2 (add, update, complete with a PNG)'} for ${options.seconds} s`)
-        figures.get(r.target)!.phases[phase] = await drive({ ...common(r), phase, seconds: options.seconds, runId: `${r.runId}-${phase}` })
+        tally.phases[phase] = await drive({ ...common(r), phase, seconds: options.seconds, runId: `${r.runId}-${phase}` })
       }
     }
     if (options.rate > 0) {
-      for (const r of running) {
+      for (const { r, tally } of measured) {
         options.log(`${r.target}: phase 3 (the mix at ${options.rate} req/s) for ${options.seconds} s`)
-        figures.get(r.target)!.fixedRate = await drive({ ...common(r), phase: 'mix', seconds: options.seconds, runId: `${r.runId}-r`, rate: options.rate })
+        tally.fixedRate = await drive({ ...common(r), phase: 'mix', seconds: options.seconds, runId: `${r.runId}-r`, rate: options.rate })
       }
     }
     const results = new Map<Target, TargetFigures>()
-    for (const r of running) {
+    for (const { r, tally } of measured) {
       const code = await r.server.stop()
       if (code !== 0) options.log(`${r.target}: exited with code ${String(code)}`)
-      const f = figures.get(r.target)!
       results.set(r.target, {
-        phases: f.phases as Record<Phase, PhaseFigures>,
-        fixedRate: f.fixedRate,
-        warmupOk: f.warmupOk,
+        phases: tally.phases as Record<Phase, PhaseFigures>,
+        fixedRate: tally.fixedRate,
+        warmupOk: tally.warmupOk,
         storedEvents: r.target === 'service' ? await countOrderEvents(join(r.dataDir, 'events.sqlite')) : null,
         profile: options.cpuProfDir === null ? null : await profileOf(options.cpuProfDir, r.pid),
       })
     }
-    return { service: results.get('service')!, ceiling: results.get('ceiling') ?? null }
+    const service = results.get('service')
+    if (service === undefined) throw new Error('the service was not measured')
+    return { service, ceiling: results.get('ceiling') ?? null }
   } finally {
     for (const r of running) {
       r.server.child.kill('SIGKILL')
@@ -115,7 +122,8 @@ async function start(target: Target, options: BenchOptions): Promise<Running> {
 async function profileOf(dir: string, pid: number): Promise<string | null> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.cpuprofile') && name.split('.')[3] === String(pid))
   names.sort((a, b) => Number(a.split('.')[4]) - Number(b.split('.')[4]))
-  return names.length > 0 ? join(dir, names[0]!) : null
+  const [first] = names
+  return first === undefined ? null : join(dir, first)
 }
 
 async function countOrderEvents(path: string): Promise<number> {
@@ -125,9 +133,10 @@ async function countOrderEvents(path: string): Promise<number> {
     let after = null
     for (;;) {
       const batch = await store.readAll({ after, maxCount: 5000, categories: ['order'] })
-      if (batch.length === 0) return count
+      const last = batch.at(-1)
+      if (last === undefined) return count
       count += batch.length
-      after = batch[batch.length - 1]!.position
+      after = last.position
     }
   } finally {
     await store.close()

@@ -19,12 +19,13 @@ export function workload(phase: Phase, key: string, runId: string): Request[] {
   let next = 0
   const headers = { 'content-type': 'application/json', 'service-api-key': key }
   // autocannon types the per-connection context as a bare `object`; it is the plain object each
-  // connection is given empty and passes to every step, so this sequence owns its shape.
+  // connection is given empty and passes to every step, so this sequence owns its shape (every
+  // member of StepContext is optional, so an `object` is accepted as one).
   const post = (build: (context: StepContext) => unknown): Request => ({
     method: 'POST',
     path: '/v1/deliveries',
     headers,
-    setupRequest: (request, context) => ({ ...request, body: JSON.stringify(build(context as StepContext)) }),
+    setupRequest: (request, context) => ({ ...request, body: JSON.stringify(build(context)) }),
   })
   const add = post((context) => {
     next += 1

@@ -23,7 +23,7 @@ export const command: CliCommand = {
     let projection: string
     try {
       const parsed = parseArgs({ args: [...argv], options: { projection: { type: 'string', default: 'orders' } } })
-      projection = parsed.values.projection ?? 'orders'
+      projection = parsed.values.projection
     } catch (error) {
       process.stderr.write(`waybill rebuild: ${(error as Error).message}\n\n${HELP}\n`)
       return 2

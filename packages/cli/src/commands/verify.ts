@@ -20,7 +20,7 @@ export const command: CliCommand = {
   summary: 'check every hash chain and that the read model matches the log',
   help: HELP,
   async run(argv) {
-    let json = false
+    let json: boolean
     try {
       json = parseArgs({ args: [...argv], options: { json: { type: 'boolean' } } }).values.json === true
     } catch (error) {

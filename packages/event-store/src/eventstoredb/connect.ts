@@ -53,8 +53,10 @@ export async function connectEventStoreDb(connectionString: string, timeoutMs = 
   try {
     client = EventStoreDBClient.connectionString(connectionString)
   } catch (error) {
-    // The client's parse errors quote the whole string, password included.
+    // The client's parse errors quote the whole string, password included: only the redacted
+    // message goes on, never the client's error as a cause.
     const message = (error as Error).message.split(connectionString.trim()).join(shown)
+    // eslint-disable-next-line preserve-caught-error -- the caught error holds the password (see above)
     throw new Error(`EVENTSTORE_CONNECTION_STRING ${shown} is not a valid connection string: ${message}`)
   }
   let timer: NodeJS.Timeout | undefined

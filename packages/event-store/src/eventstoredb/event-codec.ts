@@ -59,7 +59,7 @@ export function fromClientEvent(recorded: ClientRecordedEvent | AllStreamRecorde
     metadata: { ...rest, prev_hash: prevHash },
     revision: toRevisionNumber(recorded.revision),
     position,
-    hash: hash as string,
+    hash,
     createdAt: recorded.created,
   }
 }

@@ -36,14 +36,14 @@ export async function openEventStoreDbStore(options: EventStoreDbOptions): Promi
 
 function eventStoreOn(client: EventStoreDBClient): EventStoreDbStore {
   let closed = false
-  const live: LiveSource = { subscribeAll: (request) => openLiveSubscription(client, request) }
-  const notifier = appendNotifier(live)
+  const subscribeAll: LiveSource['subscribeAll'] = (request) => openLiveSubscription(client, request)
+  const notifier = appendNotifier({ subscribeAll })
   return {
     appendToStream: (streamName, events, options) => appendEvents(client, streamName, events, options?.expectedRevision ?? 'any'),
     readStream: (streamName, options) => readStreamEvents(client, streamName, options),
     readAll: (options?: ReadAllOptions) => readAllEvents(client, options),
     headPosition: () => readHeadPosition(client),
-    subscribeAll: live.subscribeAll,
+    subscribeAll,
     onAppended: (listener) => notifier.onAppended(listener),
     async close() {
       if (closed) return

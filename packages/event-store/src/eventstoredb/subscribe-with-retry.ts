@@ -60,6 +60,9 @@ export async function subscribeAllWithRetry(source: LiveSource, options: Subscri
     } catch (error) {
       reason = error
     }
+    // The signal may have aborted during the awaits above; TypeScript keeps the narrowing of
+    // the loop's test across them (microsoft/TypeScript#9998).
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see above
     if (signal.aborted) break
     const delayMs = backoffDelay(failures, options.backoff)
     failures += 1

@@ -32,6 +32,9 @@ export async function* openLiveSubscription(client: EventStoreDBClient, request:
       yield fromClientEvent(recorded)
     }
   } catch (error) {
+    // Aborting during the loop ends it with an error; TypeScript keeps the narrowing of the check
+    // at the top across the awaits (microsoft/TypeScript#9998).
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see above
     if (signal.aborted) return
     throw mapClientError(error)
   } finally {

@@ -67,13 +67,13 @@ class MemoryStore implements MemoryEventStore {
     const stream = this.#streams.get(streamName) ?? []
     const current = stream.length - 1
     const conflict = () => new WrongExpectedVersionError(streamName, expected, current < 0 ? 'no_stream' : current)
-    const first = this.#byId.get(events[0]!.id)
+    const first = this.#byId.get(events[0].id)
     if (first !== undefined) {
       const start = first.revision
       const same = first.streamName === streamName && start === reappendRevision(expected, start) &&
         events.every((event, i) => stream[start + i]?.id === event.id)
-      if (!same) throw conflict()
-      const last = stream[start + events.length - 1]!
+      const last = stream[start + events.length - 1]
+      if (!same || last === undefined) throw conflict()
       return { nextExpectedRevision: last.revision, position: positionOf(last.position) }
     }
     if (events.some((event) => this.#byId.has(event.id)) || !expectedRevisionHolds(expected, current)) throw conflict()
@@ -160,8 +160,9 @@ class MemoryStore implements MemoryEventStore {
     const categories = options.categories === undefined ? null : new Set(options.categories)
     const selected: StoredEvent[] = []
     // Positions are dense from 1, so the first event after `after` is at index `after`.
-    for (let i = Number(options.after?.commit ?? 0n); i < this.#log.length && selected.length < maxCount; i += 1) {
-      const event = this.#log[i]!
+    for (let i = Number(options.after?.commit ?? 0n); selected.length < maxCount; i += 1) {
+      const event = this.#log[i]
+      if (event === undefined) break
       if (categories === null || categories.has(event.category)) selected.push(event)
     }
     return selected

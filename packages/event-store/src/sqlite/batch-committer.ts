@@ -21,7 +21,7 @@ export class BatchCommitter {
   readonly #head: Database.Statement<[string], HeadRow>
   readonly #byId: Database.Statement<[string], PlaceRow>
   readonly #range: Database.Statement<[string, number, number], IdRow>
-  readonly #insert: Database.Statement<unknown[]>
+  readonly #insert: Database.Statement
   // Prepared once: exec() would parse these texts again for every append of every batch.
   readonly #savepoint: Database.Statement<[]>
   readonly #release: Database.Statement<[]>
@@ -81,7 +81,7 @@ export class BatchCommitter {
     const conflict = (): AppendOutcome =>
       ({ ok: false, failure: { kind: 'wrong_expected_version', actual: current < 0 ? 'no_stream' : current } })
 
-    const first = this.#byId.get(events[0]!.id)
+    const first = this.#byId.get(events[0].id)
     if (first !== undefined) return this.#reappend(streamName, events.map((e) => e.id), expectedRevision, first) ?? conflict()
     if (events.slice(1).some((event) => this.#byId.get(event.id) !== undefined)) return conflict()
     if (!expectedRevisionHolds(expectedRevision, current)) return conflict()
@@ -111,7 +111,8 @@ export class BatchCommitter {
     if (first.revision !== reappendRevision(expected, first.revision)) return undefined
     const rows = this.#range.all(streamName, first.revision, ids.length)
     if (rows.length !== ids.length || rows.some((row, i) => row.event_id !== ids[i])) return undefined
-    const last = rows[rows.length - 1]!
+    const last = rows.at(-1)
+    if (last === undefined) return undefined
     const position = BigInt(last.position)
     return { ok: true, result: { nextExpectedRevision: last.revision, position: { commit: position, prepare: position } } }
   }

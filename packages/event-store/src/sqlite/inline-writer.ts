@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { AppendOutcome, AppendRequest } from './append-request.js'
+import { outcomeAt, type AppendOutcome, type AppendRequest } from './append-request.js'
 import { BatchCommitter } from './batch-committer.js'
 import { ensureSchema, openConnection } from './connection.js'
 import { reportOf, type Writer, type WriterOptions } from './writer.js'
@@ -60,7 +60,7 @@ export class InlineWriter implements Writer {
       const batch = this.#queue.splice(0, this.#options.maxBatchSize)
       const outcomes = this.#committer.commit(batch.map((queued) => queued.request))
       this.#options.onBatch(reportOf(outcomes))
-      batch.forEach((queued, i) => queued.resolve(outcomes[i]!))
+      batch.forEach((queued, i) => queued.resolve(outcomeAt(outcomes, i)))
     }
     this.#scheduled = false
     this.#idle?.()

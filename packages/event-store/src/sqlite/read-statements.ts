@@ -54,9 +54,10 @@ export class ReadStatements {
   all(after: bigint, maxCount: number, categories: readonly string[] | undefined): RecordedEvent[] {
     const from = Number(after)
     if (categories === undefined) return this.#all.all(from, maxCount).map(toRecordedEvent)
-    if (categories.length === 0) return []
+    const category = categories[0]
+    if (category === undefined) return []
     const rows = categories.length === 1
-      ? this.#allInCategory.all(categories[0]!, from, maxCount)
+      ? this.#allInCategory.all(category, from, maxCount)
       : this.#allInCategories.all(from, JSON.stringify(categories), maxCount)
     return rows.map(toRecordedEvent)
   }
@@ -70,23 +71,25 @@ export class ReadStatements {
     metadataKeys: readonly string[] | undefined): ProjectionEvent[] {
     const statements = this.#projectionStatements(metadataKeys)
     const from = Number(after)
+    const category = categories?.[0]
     let rows: ProjectionRow[]
     if (categories === undefined) rows = statements.any.all(from, maxCount) as ProjectionRow[]
-    else if (categories.length === 0) return []
-    else if (categories.length === 1) rows = statements.one.all(categories[0]!, from, maxCount) as ProjectionRow[]
+    else if (category === undefined) return []
+    else if (categories.length === 1) rows = statements.one.all(category, from, maxCount) as ProjectionRow[]
     else rows = statements.some.all(from, JSON.stringify(categories), maxCount) as ProjectionRow[]
     const events = new Array<ProjectionEvent>(rows.length)
-    for (let i = 0; i < rows.length; i += 1) {
-      const row = rows[i]!
+    let i = 0
+    for (const row of rows) {
       const position = BigInt(row[0])
       events[i] = {
         streamName: row[1],
         revision: row[2],
         type: row[3],
         data: JSON.parse(row[4]) as Record<string, unknown>,
-        metadata: metadataKeys === undefined ? JSON.parse(row[5]!) as Record<string, unknown> : pickedMetadata(row, metadataKeys),
+        metadata: metadataKeys === undefined ? wholeMetadata(row) : pickedMetadata(row, metadataKeys),
         position: { commit: position, prepare: position },
       }
+      i += 1
     }
     return events
   }
@@ -109,7 +112,8 @@ export class ReadStatements {
   }
 
   head(): Position | null {
-    const { position } = this.#head.get()!
+    // An aggregate without GROUP BY answers exactly one row.
+    const position = this.#head.get()?.position ?? null
     return position === null ? null : { commit: BigInt(position), prepare: BigInt(position) }
   }
 
@@ -135,11 +139,21 @@ export class ReadStatements {
   }
 }
 
+/** The metadata column, selected whole when no keys were asked for (it is never NULL). */
+function wholeMetadata(row: ProjectionRow): Record<string, unknown> {
+  const json = row[5]
+  if (typeof json !== 'string') throw new TypeError(`event at position ${row[0]} has no metadata`)
+  return JSON.parse(json) as Record<string, unknown>
+}
+
 function pickedMetadata(row: ProjectionRow, keys: readonly string[]): Record<string, unknown> {
   const metadata: Record<string, unknown> = {}
-  for (let k = 0; k < keys.length; k += 1) {
-    const json = row[5 + k] as string | null | undefined
-    if (json !== null && json !== undefined) metadata[keys[k]!] = JSON.parse(json)
+  // The picked values follow the five head columns, in the order of `keys`.
+  let column = 5
+  for (const key of keys) {
+    const json = row[column] as string | null | undefined
+    column += 1
+    if (json !== null && json !== undefined) metadata[key] = JSON.parse(json)
   }
   return metadata
 }

@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../errors.js'
-import type { AppendOutcome, AppendRequest } from './append-request.js'
+import { outcomeAt, type AppendOutcome, type AppendRequest } from './append-request.js'
 import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js'
 import { siblingWorkerUrl } from './worker-url.js'
 import { reportOf, type Writer, type WriterOptions } from './writer.js'
@@ -92,7 +92,7 @@ export class WorkerWriter implements Writer {
       message.ids.forEach((id, i) => {
         const resolve = this.#pending.get(id)
         this.#pending.delete(id)
-        resolve?.(message.outcomes[i]!)
+        resolve?.(outcomeAt(message.outcomes, i))
       })
     } else if (message.type === 'pragma') {
       this.#pragmas.get(message.id)?.(message.value)

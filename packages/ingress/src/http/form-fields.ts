@@ -9,7 +9,7 @@ const FIELD = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z_][A-Za-z0-9_]*)\])?$/
  * prototype, so a field called `__proto__` or `constructor` is plain data.
  */
 export function formFieldsToBody(fields: Iterable<readonly [string, string]>): Record<string, unknown> {
-  const body: Record<string, unknown> = Object.create(null)
+  const body = Object.create(null) as Record<string, unknown>
   for (const [name, value] of fields) {
     const match = FIELD.exec(name)
     if (match === null) throw new WaybillError('bad_request', `form field "${clip(name)}" is not of the form name or name[field]`)
@@ -22,7 +22,7 @@ export function formFieldsToBody(fields: Iterable<readonly [string, string]>): R
     }
     let nested: Record<string, unknown>
     if (existing === undefined) {
-      nested = Object.create(null)
+      nested = Object.create(null) as Record<string, unknown>
       body[outer] = nested
     } else if (typeof existing === 'object' && existing !== null) {
       nested = existing as Record<string, unknown>

@@ -1,8 +1,8 @@
 import { ERROR_CATALOGUE, WaybillError, type ErrorCode, type Problem } from '@waybill/domain'
 import { StoreUnavailableError, WrongExpectedVersionError } from '@waybill/event-store'
 
-/** Where each code is described; `/errors/<code>` answers a short text without a key. */
-export function problemType(code: ErrorCode): string {
+// Where each code is described; `/errors/<code>` answers a short text without a key.
+function problemType(code: ErrorCode): string {
   return `/errors/${code}`
 }
 
@@ -29,10 +29,10 @@ export function toWaybillError(error: unknown): WaybillError {
     return new WaybillError('server_error', 'The order is being changed concurrently; retry',
       { status: 503, headers: { 'retry-after': '1' }, cause: error })
   }
-  const fastifyCode = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : ''
+  const fastifyCode = typeof (error as { code?: unknown } | null | undefined)?.code === 'string' ? (error as { code: string }).code : ''
   const mapped = FASTIFY_CODES[fastifyCode]
   if (mapped !== undefined) return new WaybillError(mapped, undefined, { cause: error })
-  const status = (error as { statusCode?: unknown })?.statusCode
+  const status = (error as { statusCode?: unknown } | null | undefined)?.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new WaybillError('bad_request', (error as Error).message, { cause: error })
   }

@@ -61,6 +61,9 @@ async function bodyParsers(app: FastifyInstance): Promise<void> {
 async function multipartFields(body: Buffer, contentType: string): Promise<Array<[string, string]>> {
   let form: FormData
   try {
+    // Deprecated in the DOM types only as advice against parsing unbounded uploads in a server;
+    // this body is already read and capped by bodyLimit, which is the case it is fine for.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- see above
     form = await new Response(body, { headers: { 'content-type': contentType } }).formData()
   } catch {
     throw new WaybillError('bad_request', 'The multipart body cannot be parsed')

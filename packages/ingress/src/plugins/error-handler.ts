@@ -19,7 +19,7 @@ export function problemSender(onProblem: ProblemListener): SendProblem {
   return (thrown, request, reply) => {
     const error = toWaybillError(thrown)
     // A 503 is a passing condition said to the client (store away, draining): a warning, no stack.
-    if (error.status === 503) request.log.warn({ code: error.code, detail: error.detail, cause: String(error.cause ?? '') }, 'request refused for now')
+    if (error.status === 503) request.log.warn({ code: error.code, detail: error.detail, cause: error.cause instanceof Error ? String(error.cause) : '' }, 'request refused for now')
     else if (error.status >= 500) request.log.error({ err: thrown }, 'request failed')
     else request.log.info({ code: error.code, detail: error.detail }, 'request refused')
     onProblem(error.code, error.status)

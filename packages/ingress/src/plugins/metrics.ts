@@ -107,7 +107,7 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
   }
 }
 
-export interface MetricsPluginOptions {
+interface MetricsPluginOptions {
   readonly metrics: WaybillMetrics
   /** Serve GET /metrics on this app (no key). False when WAYBILL_METRICS_PORT moves it elsewhere. */
   readonly route: boolean

@@ -33,7 +33,7 @@ export interface OpenOptions {
 export class ReadModelWriter {
   readonly db: Database
   private readonly selectRow: Statement<[string, string], OrderRecord>
-  private readonly upsertRow: Statement<unknown[]>
+  private readonly upsertRow: Statement
   private readonly selectCheckpoint: Statement<[string], { commit_position: string; prepare_position: string }>
   private readonly upsertCheckpoint: Statement<[string, string, string, string]>
   private readonly applyInTransaction: (events: readonly ProjectionEvent[], through: Position | null) => BatchOutcome
@@ -66,7 +66,8 @@ export class ReadModelWriter {
     )
     this.selectCheckpoint = this.db.prepare('SELECT commit_position, prepare_position FROM checkpoints WHERE projection = ?')
     this.upsertCheckpoint = this.db.prepare('INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)')
-    this.applyInTransaction = this.db.transaction((events, through) => this.applyNow(events, through))
+    this.applyInTransaction = this.db.transaction(
+      (events: readonly ProjectionEvent[], through: Position | null) => this.applyNow(events, through))
     this.writeRows = this.db.transaction((rows: Iterable<OrderRow>) => {
       for (const row of rows) this.upsertRow.run(columnValues(toRecord(row)))
     })

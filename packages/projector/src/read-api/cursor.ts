@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { LIMITS, WaybillError } from '@waybill/domain'
+import { codePointsOver, LIMITS, WaybillError } from '@waybill/domain'
 import type { ListFilters } from '../orders/reader.js'
 
 const VERSION = 2
@@ -30,7 +30,7 @@ export function decodeCursor(cursor: string, filters: ListFilters): string {
   // Encoding what was read again and requiring the very same text rejects everything this API
   // never writes: other or extra members, another order, spacing, padding, non-base64url bytes.
   if (value === null || value.v !== VERSION || typeof after !== 'string' || after === '' ||
-    [...after].length > LIMITS.orderIdMaxLength || typeof value.filters !== 'string' ||
+    codePointsOver(after, LIMITS.orderIdMaxLength) || typeof value.filters !== 'string' ||
     serialize(after, value.filters) !== cursor) {
     throw new WaybillError('bad_request', 'cursor: not a cursor this API returned')
   }

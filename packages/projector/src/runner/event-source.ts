@@ -42,13 +42,14 @@ export function storeEventSource(store: EventStore, categories: readonly string[
     }, coalesceMs)
   }
   const unsubscribe = store.onAppended?.(onAppended)
+  const readForProjection = store.readAllForProjection?.bind(store)
   return {
     close: () => {
       if (pending !== null) clearTimeout(pending)
       unsubscribe?.()
     },
-    pull: store.readAllForProjection !== undefined
-      ? (after, maxCount) => store.readAllForProjection!({ after, maxCount, categories, metadataKeys })
+    pull: readForProjection !== undefined
+      ? (after, maxCount) => readForProjection({ after, maxCount, categories, metadataKeys })
       : (after, maxCount) => store.readAll({ after, maxCount, categories }),
     headPosition: () => store.headPosition(),
     waitForMore: (timeoutMs, signal) =>

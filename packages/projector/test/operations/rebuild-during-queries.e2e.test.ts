@@ -22,9 +22,11 @@ t.test('a rebuild in another process swaps the model while queries and the proje
 
   const rebuild = startChild(new URL('./rebuild-child.mjs', import.meta.url), [dir.path, '50'])
   const output = collect(rebuild)
-  let finished = false
+  // An object, not a `let`: TypeScript does not see a callback's assignment to a local and
+  // would take the loop's test below for always the same.
+  const child = { finished: false }
   const ended = exited(rebuild).then((end) => {
-    finished = true
+    child.finished = true
     return end
   })
   // Traffic keeps coming during the rebuild; the live projector must follow the swap.
@@ -35,7 +37,7 @@ t.test('a rebuild in another process swaps the model while queries and the proje
   let empties = 0
   const paths = new Set<string>()
   let afterSwap = 0
-  while (!finished || afterSwap < 200) {
+  while (!child.finished || afterSwap < 200) {
     try {
       const page = readModel.listOrders('acme', { limit: 20 })
       const one = readModel.getOrder('acme', page[0]?.order_id ?? 'none')
@@ -46,7 +48,7 @@ t.test('a rebuild in another process swaps the model while queries and the proje
       t.comment(`query failed: ${(error as Error).message}`)
     }
     queries += 1
-    if (finished) afterSwap += 1
+    if (child.finished) afterSwap += 1
     await new Promise((resolve) => setImmediate(resolve))
   }
   const end = await ended

@@ -73,7 +73,7 @@ async function fixture(t: { teardown(fn: () => Promise<void>): void }): Promise<
   // The ingress' error handler in miniature: a WaybillError becomes its status and code.
   app.setErrorHandler(async (error, _request, reply) => {
     if (!(error instanceof WaybillError)) _request.log.error(error)
-    const known = error instanceof WaybillError ? error : new WaybillError("server_error", String((error as Error).message))
+    const known = error instanceof WaybillError ? error : new WaybillError("server_error", (error as Error).message)
     return reply.code(known.status).type('application/problem+json').send(JSON.stringify({ code: known.code, detail: known.detail ?? null }))
   })
   // The principal comes from a header here; the ingress passes request.principal.
@@ -104,7 +104,7 @@ t.test('read API', async (t) => {
   t.test('one order: its current state', async (t) => {
     const response = await get('/v1/orders/ord-001')
     t.equal(response.statusCode, 200)
-    const body = response.json()
+    const body = response.json<Record<string, unknown>>()
     t.match(body, {
       order_id: 'ord-001', status: 'completed', address: '2 Main St', recipient: 'Ann', reason: null,
       pod: { sha256: PNG_SHA, media_type: 'image/png', bytes: PNG.length }, signature: null,
@@ -137,7 +137,7 @@ t.test('read API', async (t) => {
       const url: string = `/v1/orders?limit=5${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`
       const response = await get(url)
       t.equal(response.statusCode, 200)
-      const body = response.json() as { orders: Array<{ order_id: string }>; next_cursor: string | null }
+      const body = response.json<{ orders: Array<{ order_id: string }>; next_cursor: string | null }>()
       t.ok(body.orders.length <= 5)
       seen.push(...body.orders.map((o) => o.order_id))
       cursor = body.next_cursor
@@ -149,7 +149,7 @@ t.test('read API', async (t) => {
 
   t.test('list filters', async (t) => {
     const ids = async (query: string): Promise<string[]> =>
-      ((await get(`/v1/orders?${query}`)).json() as { orders: Array<{ order_id: string }> }).orders.map((o) => o.order_id)
+      (await get(`/v1/orders?${query}`)).json<{ orders: Array<{ order_id: string }> }>().orders.map((o) => o.order_id)
     t.same(await ids('status=completed'), ['ord-001'])
     t.same(await ids('status=canceled'), ['ord-002'])
     t.equal((await ids('status=pending')).length, 21)
@@ -173,7 +173,7 @@ t.test('read API', async (t) => {
 
   t.test('updated_since compares at full precision (nanoseconds), not whole milliseconds', async (t) => {
     const ids = async (since: string): Promise<string[]> =>
-      ((await get(`/v1/orders?updated_since=${since}`, { 'x-test-principal': 'initech|orders:read' })).json() as { orders: Array<{ order_id: string }> })
+      (await get(`/v1/orders?updated_since=${since}`, { 'x-test-principal': 'initech|orders:read' })).json<{ orders: Array<{ order_id: string }> }>()
         .orders.map((o) => o.order_id)
     t.same(await ids('2030-01-01T00:00:00Z'), ['frac-a', 'frac-b'])
     t.same(await ids('2030-01-01T00:00:00.0005Z'), ['frac-a', 'frac-b'], 'dated exactly at it: listed')
@@ -206,7 +206,7 @@ t.test('read API', async (t) => {
     // Unsigned on purpose (any instance must read any instance's cursors): a well-formed cursor
     // for the same filters is only a position in order_id order, within the key's own orders.
     const moved = await list(`status=pending&limit=2&cursor=${made({ ...issued, after: 'ord-010' })}`)
-    t.same(moved.json().orders.map((o: { order_id: string }) => o.order_id), ['ord-011', 'ord-012'])
+    t.same(moved.json<{ orders: Array<{ order_id: string }> }>().orders.map((o) => o.order_id), ['ord-011', 'ord-012'])
     const since = (await list('updated_since=2025-03-01T00:00:00Z&limit=1')).json().next_cursor as string
     t.equal((await list(`updated_since=2025-03-01T00:00:00.000000Z&cursor=${since}`)).statusCode, 200, 'the same instant, written otherwise')
   })
@@ -214,7 +214,7 @@ t.test('read API', async (t) => {
   t.test('history comes from the event store, with hashes that chain', async (t) => {
     const response = await get('/v1/orders/ord-001/events')
     t.equal(response.statusCode, 200)
-    const { events } = response.json() as { events: Array<Record<string, unknown>> }
+    const { events } = response.json<{ events: Array<Record<string, unknown>> }>()
     t.same(events.map((e) => e.type), ['OrderAdded', 'OrderUpdated', 'OrderCompleted'])
     t.same(events.map((e) => e.revision), [0, 1, 2])
     t.equal(events[0]?.prev_hash, null)
