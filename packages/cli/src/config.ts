@@ -16,10 +16,18 @@ export interface WaybillConfig {
   readonly store: 'sqlite' | 'eventstoredb'
   readonly eventstoreConnectionString: string | null
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
-  /** Port of a separate listener for /metrics; null serves it on the HTTPS listener. */
-  readonly metricsPort: number | null
+  /** The listener of /metrics, of its own (plain HTTP, no key): loopback by default, never the API's. */
+  readonly metrics: { readonly host: string; readonly port: number }
   /** Requests one API key may make per window (WAYBILL_RATE_LIMIT, WAYBILL_RATE_LIMIT_WINDOW_MS). */
   readonly rateLimit: { readonly max: number; readonly windowMs: number }
+  /** Requests one client address may make per window, before its key is looked at. */
+  readonly addressRateLimit: number
+  /** Open connections each listener holds at most. */
+  readonly maxConnections: number
+  /** The TLS offer: protocol floor and cipher list (undefined: Mozilla "intermediate"). */
+  readonly tlsPolicy: { readonly minVersion: 'TLSv1.2' | 'TLSv1.3'; readonly ciphers?: string }
+  /** Whether the sandbox test key exists (off in production). */
+  readonly sandbox: boolean
 }
 
 /** A variable had a value Waybill cannot run with; the message names it. */
@@ -59,8 +67,15 @@ export const CONFIG_SCHEMA = Type.Object({
     description: '`esdb://…` or `esdb+discover://…`, required with `WAYBILL_STORE=eventstoredb`' })),
   WAYBILL_RATE_LIMIT: count('requests per key per window', 1000),
   WAYBILL_RATE_LIMIT_WINDOW_MS: count('the rate-limit window, in milliseconds', 1000),
-  WAYBILL_METRICS_PORT: Type.Optional(port(
-    'serve `/metrics` on this plain-HTTP port instead of the HTTPS listener; must differ from both listeners unless 0')),
+  WAYBILL_RATE_LIMIT_PER_ADDRESS: count('requests per client address per window, checked before the key (unknown keys included)', 5000),
+  WAYBILL_METRICS_PORT: port('`/metrics` on a plain-HTTP listener of its own (no key; never on the API listener); must differ from both listeners unless 0', 9464),
+  WAYBILL_METRICS_HOST: Type.String({ default: '127.0.0.1', description: 'address the `/metrics` listener binds (loopback: only this machine can scrape)' }),
+  WAYBILL_MAX_CONNECTIONS: count('open connections each listener holds at most; past it new ones are refused', 4096),
+  WAYBILL_TLS_MIN_VERSION: Type.Enum(['TLSv1.2', 'TLSv1.3'], { default: 'TLSv1.2', description: 'oldest TLS version offered' }),
+  WAYBILL_TLS_CIPHERS: Type.Optional(Type.String({
+    description: 'OpenSSL cipher list (TLS 1.3 and 1.2 suites); unset: Mozilla "intermediate" (AEAD suites with forward secrecy only)' })),
+  WAYBILL_SANDBOX: Type.Enum(['on', 'off'], { default: 'on',
+    description: '`off` in production: no sandbox test key is made at first start, and test keys are refused' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     default: 'info', description: 'pino log level (the API key header is never logged)' }),
 }, { additionalProperties: false })
@@ -104,12 +119,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
 
   const httpsPort = values.WAYBILL_HTTPS_PORT
   const httpPort = values.WAYBILL_HTTP_PORT
-  const metricsPort = values.WAYBILL_METRICS_PORT ?? null
+  const metricsPort = values.WAYBILL_METRICS_PORT
   // Port 0 (any free port, for tests) may repeat; a fixed port cannot serve two listeners.
   if (httpPort !== 0 && httpPort === httpsPort) {
     throw new ConfigError('WAYBILL_HTTP_PORT', `must differ from WAYBILL_HTTPS_PORT (both ${httpPort})`)
   }
-  if (metricsPort !== null && metricsPort !== 0 && (metricsPort === httpsPort || metricsPort === httpPort)) {
+  if (metricsPort !== 0 && (metricsPort === httpsPort || metricsPort === httpPort)) {
     throw new ConfigError('WAYBILL_METRICS_PORT', `must differ from WAYBILL_HTTPS_PORT and WAYBILL_HTTP_PORT (${metricsPort})`)
   }
 
@@ -123,8 +138,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     store: values.WAYBILL_STORE,
     eventstoreConnectionString: connection,
     logLevel: values.LOG_LEVEL,
-    metricsPort,
+    metrics: { host: values.WAYBILL_METRICS_HOST, port: metricsPort },
     rateLimit: { max: values.WAYBILL_RATE_LIMIT, windowMs: values.WAYBILL_RATE_LIMIT_WINDOW_MS },
+    addressRateLimit: values.WAYBILL_RATE_LIMIT_PER_ADDRESS,
+    maxConnections: values.WAYBILL_MAX_CONNECTIONS,
+    tlsPolicy: {
+      minVersion: values.WAYBILL_TLS_MIN_VERSION,
+      ...(values.WAYBILL_TLS_CIPHERS !== undefined ? { ciphers: values.WAYBILL_TLS_CIPHERS } : {}),
+    },
+    sandbox: values.WAYBILL_SANDBOX === 'on',
   }
 }
 

@@ -64,6 +64,10 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(0)
 })
 
+// Everything Waybill creates (the event log, the read model, images, keys, certificates) is for
+// the service's user only: files 0600, directories 0700, whatever the shell's umask says.
+process.umask(0o077)
+
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code },
   (error: unknown) => {

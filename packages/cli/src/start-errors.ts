@@ -40,6 +40,6 @@ export function explainStartError(error: unknown, config: WaybillConfig): unknow
 function portVariable(port: number, config: WaybillConfig): string | null {
   if (port === config.httpsPort) return 'WAYBILL_HTTPS_PORT'
   if (port === config.httpPort) return 'WAYBILL_HTTP_PORT'
-  if (port === config.metricsPort) return 'WAYBILL_METRICS_PORT'
+  if (port === config.metrics.port) return 'WAYBILL_METRICS_PORT'
   return null
 }

@@ -15,8 +15,12 @@ const DEFAULTS: WaybillConfig = {
   store: 'sqlite',
   eventstoreConnectionString: null,
   logLevel: 'info',
-  metricsPort: null,
+  metrics: { host: '127.0.0.1', port: 9464 },
   rateLimit: { max: 1000, windowMs: 1000 },
+  addressRateLimit: 5000,
+  maxConnections: 4096,
+  tlsPolicy: { minVersion: 'TLSv1.2' },
+  sandbox: true,
 }
 
 type Property = { type?: string; enum?: string[]; default?: string | number | boolean; minimum?: number; maximum?: number; description?: string }
@@ -34,7 +38,8 @@ t.test('nothing set: the defaults', async (t) => {
 t.test('the schema is data: every variable has a description, and the defaults are the ones loadConfig uses', async (t) => {
   t.same(NAMES, ['WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_TLS_CERT', 'WAYBILL_TLS_KEY',
     'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
-    'WAYBILL_METRICS_PORT', 'LOG_LEVEL'])
+    'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_MAX_CONNECTIONS', 'WAYBILL_TLS_MIN_VERSION',
+    'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'LOG_LEVEL'])
   for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
   const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
     .map((name) => [name, String(PROPERTIES[name]!.default)]))
@@ -64,8 +69,14 @@ t.test('each variable: good values and what they become', async (t) => {
     [{ WAYBILL_RATE_LIMIT: '1' }, { rateLimit: { max: 1, windowMs: 1000 } }],
     [{ WAYBILL_RATE_LIMIT_WINDOW_MS: '60000' }, { rateLimit: { max: 1000, windowMs: 60000 } }],
     [{ WAYBILL_RATE_LIMIT: String(Number.MAX_SAFE_INTEGER) }, { rateLimit: { max: Number.MAX_SAFE_INTEGER, windowMs: 1000 } }],
-    [{ WAYBILL_METRICS_PORT: '9090' }, { metricsPort: 9090 }],
-    [{ WAYBILL_METRICS_PORT: '0' }, { metricsPort: 0 }],
+    [{ WAYBILL_METRICS_PORT: '9090' }, { metrics: { host: '127.0.0.1', port: 9090 } }],
+    [{ WAYBILL_METRICS_PORT: '0' }, { metrics: { host: '127.0.0.1', port: 0 } }],
+    [{ WAYBILL_METRICS_HOST: '0.0.0.0' }, { metrics: { host: '0.0.0.0', port: 9464 } }],
+    [{ WAYBILL_RATE_LIMIT_PER_ADDRESS: '20000' }, { addressRateLimit: 20000 }],
+    [{ WAYBILL_MAX_CONNECTIONS: '100' }, { maxConnections: 100 }],
+    [{ WAYBILL_TLS_MIN_VERSION: 'TLSv1.3' }, { tlsPolicy: { minVersion: 'TLSv1.3' } }],
+    [{ WAYBILL_TLS_CIPHERS: 'TLS_AES_256_GCM_SHA384' }, { tlsPolicy: { minVersion: 'TLSv1.2', ciphers: 'TLS_AES_256_GCM_SHA384' } }],
+    [{ WAYBILL_SANDBOX: 'off' }, { sandbox: false }],
     ...(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
       .map((level): [Record<string, string>, Partial<WaybillConfig>] => [{ LOG_LEVEL: level }, { logLevel: level }]),
   ]
@@ -115,7 +126,7 @@ t.test('rules between variables', async (t) => {
   refuses(t, { WAYBILL_METRICS_PORT: '8443' }, 'WAYBILL_METRICS_PORT', /^WAYBILL_METRICS_PORT: must differ from WAYBILL_HTTPS_PORT and WAYBILL_HTTP_PORT \(8443\)$/)
   refuses(t, { WAYBILL_METRICS_PORT: '8080' }, 'WAYBILL_METRICS_PORT', /^WAYBILL_METRICS_PORT: must differ/)
   t.same(loadConfig({ WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0' }),
-    { ...DEFAULTS, httpsPort: 0, httpPort: 0, metricsPort: 0 }, 'port 0 (any free port) may repeat')
+    { ...DEFAULTS, httpsPort: 0, httpPort: 0, metrics: { host: '127.0.0.1', port: 0 } }, 'port 0 (any free port) may repeat')
 })
 
 t.test('a schema failure is reported before a rule between variables, and the first variable in schema order wins', async (t) => {

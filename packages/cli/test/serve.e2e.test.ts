@@ -70,7 +70,7 @@ t.test('values that only fail when tried (files, ports, host, data dir) also sto
   const dir = await dataDir(t)
   await writeFile(join(dir, 'garbage.pem'), 'not a certificate\n')
   await writeFile(join(dir, 'a-file'), '')
-  const base = { WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0' }
+  const base = { WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0' }
   const busy = createServer()
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
   t.teardown(() => busy.close())

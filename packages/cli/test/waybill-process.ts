@@ -35,7 +35,7 @@ export interface Served {
 export function serve(env: Record<string, string>): Promise<Served> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, 'serve'], {
-      env: { PATH: process.env['PATH'] ?? '', WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', LOG_LEVEL: 'warn', ...env },
+      env: { PATH: process.env['PATH'] ?? '', WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0', LOG_LEVEL: 'warn', ...env },
     })
     let out = ''
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))

@@ -4,7 +4,7 @@
  * status lives here because it is part of the published contract, like the codes themselves.
  */
 export const ERROR_CATALOGUE = {
-  insecure_connection: { status: 403, title: 'Plain HTTP is not accepted; the key sent has been revoked' },
+  insecure_connection: { status: 403, title: 'Plain HTTP is not accepted' },
   api_key_missing: { status: 401, title: 'No API key in the Service-Api-Key header' },
   invalid_api_key: { status: 401, title: 'The API key is not valid' },
   api_key_forbidden: { status: 403, title: 'The API key lacks the scope for this action' },

@@ -3,10 +3,12 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReq
 import type { LevelWithSilent } from 'pino'
 import { LIMITS, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
-import { KeyRing, revokeExposedKey } from '@waybill/keys'
+import { KeyRing, redactKeyTokens } from '@waybill/keys'
+import { exposureHandler } from './http/exposure.js'
 import type { BlobStore } from './http/images.js'
-import auth, { refuseInsecure } from './plugins/auth.js'
 import { transportCheck, type TransportCheck } from './http/transport.js'
+import addressLimit, { type AddressLimitOptions } from './plugins/address-limit.js'
+import auth from './plugins/auth.js'
 import bodyParsers from './plugins/body-parsers.js'
 import docs from './plugins/docs.js'
 import errorHandler, { problemSender } from './plugins/error-handler.js'
@@ -15,6 +17,8 @@ import metricsPlugin, { createMetrics } from './plugins/metrics.js'
 import { boundedAppends } from './store/bounded-appends.js'
 import { blobsWithStorageFailures } from './store/storage-failures.js'
 import rateLimit, { type RateLimitOptions } from './plugins/rate-limit.js'
+import securityHeaders from './plugins/security-headers.js'
+import transport, { refuseInsecure } from './plugins/transport.js'
 import deliveries from './routes/deliveries.js'
 import errorDescriptions from './routes/errors.js'
 import health from './routes/health.js'
@@ -23,6 +27,10 @@ import ping from './routes/ping.js'
 export interface AppOptions {
   readonly store: EventStore
   readonly blobs: BlobStore
+  /** The key ring over `store`; one is made when absent. */
+  readonly keys?: KeyRing
+  /** False on a server without the sandbox: test keys are refused. Default true. */
+  readonly acceptTestKeys?: boolean
   /** Where replacement keys and the test key file are written. */
   readonly dataDir: string
   /** Addresses (IPs / CIDR) whose X-Forwarded-Proto and X-Forwarded-For are believed. */
@@ -34,6 +42,8 @@ export interface AppOptions {
    */
   readonly isSecure?: TransportCheck
   readonly rateLimit?: RateLimitOptions
+  /** Requests per window from one client address, before any key is looked at. */
+  readonly addressLimit?: AddressLimitOptions
   readonly logLevel?: LevelWithSilent
   /**
    * More routes to serve behind the same key check, e.g. the projector's read API. Each is
@@ -46,8 +56,6 @@ export interface AppOptions {
   readonly isDraining?: () => boolean
   /** Bounds on appends in flight, on the wait for one, and on event-loop lag (503 past them). */
   readonly loadShedding?: LoadSheddingOptions
-  /** GET /metrics on this app (default true); false when it is served on its own port. */
-  readonly metricsRoute?: boolean
   /** Reported as waybill_projector_lag_events when a projector runs in this process. */
   readonly projectorLag?: () => number
 }
@@ -58,12 +66,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const isSecure = options.isSecure ?? transportCheck(options.trustProxy ?? [])
   const metrics = createMetrics({ store: options.store, ...(options.projectorLag !== undefined ? { projectorLag: options.projectorLag } : {}) })
-  const sendProblem = problemSender((code, status) => metrics.errors.inc({ code, status: String(status) }))
+  const sendProblem = problemSender((code, status) => { metrics.countProblem(code, status) })
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
       // Fastify's request serializer logs no headers; the redaction guards any future one.
       redact: ['req.headers["service-api-key"]', 'headers["service-api-key"]'],
+      // A key put in the query string by mistake must not reach the log in clear (it is still
+      // revoked if it came over plain HTTP; over HTTPS it is merely misplaced).
+      serializers: {
+        req: (request: FastifyRequest) => ({ method: request.method, url: redactKeyTokens(request.url), remoteAddress: request.ip }),
+      },
     },
     bodyLimit: LIMITS.bodyMaxBytes,
     // order_id may be 128 characters of up to four UTF-8 bytes, each byte percent-encoded as three
@@ -96,30 +109,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         sendProblem(error, request, reply)
         return
       }
-      refuseInsecure(request, onKeyExposed)
+      refuseInsecure(request, revokeExposed)
         .catch((refusal: unknown) => sendProblem(refusal, request, reply))
         .catch((failure: unknown) => request.log.error({ err: failure }, 'could not answer a refused request'))
     },
     ...(options.serverFactory !== undefined ? { serverFactory: options.serverFactory } : {}),
   })
 
-  const keys = new KeyRing(options.store)
-  const onKeyExposed = async (presented: string, request: FastifyRequest): Promise<void> => {
-    const result = await revokeExposedKey(keys, options.dataDir, presented)
-    if (result !== null) request.log.warn(result, 'API key seen over plain HTTP: revoked and replaced')
-  }
+  const keys = options.keys ?? new KeyRing(options.store)
+  const revokeExposed = exposureHandler(keys, options.dataDir, app.log)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
   await app.register(errorHandler, { send: sendProblem })
-  await app.register(metricsPlugin, { metrics, route: options.metricsRoute ?? true })
+  await app.register(securityHeaders)
+  await app.register(metricsPlugin, { metrics })
+  // Hooks run in registration order: the transport check first, so that no other answer (load
+  // shedding, draining, a limit) can come before a plain-HTTP key is revoked.
+  await app.register(transport, { isSecure, revokeExposed })
+  await app.register(addressLimit, options.addressLimit ?? { max: 5000, windowMs: 1000 })
   await app.register(loadShedding, options.loadShedding ?? {})
   const commandStore = metrics.instrument(boundedAppends(options.store, options.loadShedding))
   await app.register(auth, {
     keys,
     isDraining: options.isDraining ?? (() => false),
-    isSecure,
-    onKeyExposed,
+    acceptTestKeys: options.acceptTestKeys ?? true,
   })
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
   await app.register(bodyParsers)

@@ -1,18 +1,22 @@
 import { once } from 'node:events'
 import { mkdir } from 'node:fs/promises'
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
-import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { LevelWithSilent } from 'pino'
+import type { WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { ensureSandboxKey, KeyRing, type SandboxKey } from '@waybill/keys'
 import { buildApp } from './app.js'
+import { exposureHandler } from './http/exposure.js'
 import type { BlobStore } from './http/images.js'
-import type { RateLimitOptions } from './plugins/rate-limit.js'
-import { loadTlsMaterial } from './tls.js'
 import { listenMetrics } from './http/metrics-listener.js'
+import { answerPlainHttp } from './http/plain-http.js'
+import { divertPlainHttp } from './http/tls-sniff.js'
+import type { AddressLimitOptions } from './plugins/address-limit.js'
 import type { LoadSheddingOptions } from './plugins/load-shedding.js'
+import type { RateLimitOptions } from './plugins/rate-limit.js'
+import { loadTlsMaterial, TLS_DEFAULTS, type TlsPolicy } from './tls.js'
 
 /** What the server entry needs from the configuration (the CLI maps its environment to it). */
 export interface ServerConfig {
@@ -21,12 +25,22 @@ export interface ServerConfig {
   readonly httpPort: number
   readonly host: string
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null
+  /** Protocol versions and cipher suites offered; Mozilla's "intermediate" profile by default. */
+  readonly tlsPolicy?: TlsPolicy
   readonly trustProxy: readonly string[]
   readonly logLevel: LevelWithSilent
   readonly rateLimit?: RateLimitOptions
-  /** Serve /metrics on this port (plain HTTP, no key) instead of on the HTTPS listener. */
-  readonly metricsPort?: number | null
+  /** Requests per window from one client address, before any key is looked at. */
+  readonly addressLimit?: AddressLimitOptions
+  /** `/metrics` on a listener of its own (plain HTTP, no key; loopback by default); null: not served. */
+  readonly metrics?: { readonly host: string; readonly port: number } | null
   readonly loadShedding?: LoadSheddingOptions
+  /** Open connections each listener holds at most; past it new ones are refused. Default 4,096. */
+  readonly maxConnections?: number
+  /** Whether the sandbox test key exists: false turns it off (production). Default true. */
+  readonly sandboxKey?: boolean
+  /** How long a TLS handshake (and a connection's first byte) may take. Default 10,000 ms. */
+  readonly handshakeTimeoutMs?: number
 }
 
 export interface ServerDeps {
@@ -46,87 +60,104 @@ export interface RunningServer {
   /** The certificate clients should trust (generated in the data dir unless configured). */
   readonly certPath: string
   readonly sandbox: SandboxKey
-  /** Where /metrics is served when it has its own port (WAYBILL_METRICS_PORT); null otherwise. */
+  /** Where /metrics is served; null when it is not. */
   readonly metricsUrl: string | null
-  /** Stops taking requests, lets in-flight ones finish, closes both listeners. */
+  /** Stops taking requests, lets in-flight ones finish, closes every listener. */
   close(): Promise<void>
 }
 
 /**
- * A client that stalls mid-request holds a connection and its buffered bytes: headers must
- * arrive within 10 s and the whole request (a body of up to 16 MiB) within 60 s, which a
- * server-to-server courier link meets with room to spare. (Our own servers, made in
- * serverFactory, do not get Fastify's timeout options, so they are set here; Node checks them
- * every connectionsCheckingInterval, 30 s unless told.)
+ * A client that stalls mid-request holds a connection and its buffered bytes: the TLS handshake
+ * and the headers must each be done within 10 s and the whole request (a body of up to 16 MiB)
+ * within 60 s, which a server-to-server courier link meets with room to spare. (Our servers are
+ * made in serverFactory, so Fastify's timeout options do not reach them; Node checks these every
+ * connectionsCheckingInterval, 30 s unless told.)
  */
-const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 60_000, connectionsCheckingInterval: 1_000 } as const
+const TIMEOUTS = { handshakeTimeout: 10_000, headersTimeout: 10_000, requestTimeout: 60_000, connectionsCheckingInterval: 1_000 } as const
+const DEFAULT_MAX_CONNECTIONS = 4096
 
 /**
- * Owns the listeners: HTTPS for the API, and plain HTTP on its own port whose every answer is
- * `insecure_connection` (a key seen there is revoked and replaced first). Both serve the same
- * app; the auth hook tells them apart by the connection (or a trusted X-Forwarded-Proto).
+ * Owns the listeners: HTTPS for the API, and a plain-HTTP port that only ever refuses. Plain HTTP
+ * is answered without Fastify and without an HTTP parser, on the plain port and on the HTTPS port
+ * alike (a connection whose first byte is not a TLS handshake): its bytes are scanned for API
+ * keys, and each is revoked and replaced before the `insecure_connection` answer goes out.
  */
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
   const tls = await loadTlsMaterial(config.dataDir, config.tls)
-  const sandbox = await ensureSandboxKey(new KeyRing(deps.store), config.dataDir)
+  const keys = new KeyRing(deps.store)
+  const sandbox = await ensureSandboxKey(keys, config.dataDir, { enabled: config.sandboxKey ?? true })
+  const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  const timeouts = { ...TIMEOUTS, handshakeTimeout: config.handshakeTimeoutMs ?? TIMEOUTS.handshakeTimeout }
 
   let draining = false
-  let plain: HttpServer | null = null
+  let https: HttpsServer | null = null
   const app = await buildApp({
     store: deps.store,
     blobs: deps.blobs,
+    keys,
     dataDir: config.dataDir,
     trustProxy: config.trustProxy,
     logLevel: config.logLevel,
+    acceptTestKeys: config.sandboxKey ?? true,
     ...(config.rateLimit !== undefined ? { rateLimit: config.rateLimit } : {}),
+    ...(config.addressLimit !== undefined ? { addressLimit: config.addressLimit } : {}),
     ...(deps.plugins !== undefined ? { plugins: deps.plugins } : {}),
     ...(deps.projectorLag !== undefined ? { projectorLag: deps.projectorLag } : {}),
     ...(config.loadShedding !== undefined ? { loadShedding: config.loadShedding } : {}),
-    metricsRoute: config.metricsPort === undefined || config.metricsPort === null,
     isDraining: () => draining,
     serverFactory: (handler) => {
-      plain = createHttpServer(REQUEST_TIMEOUTS, handler)
-      return createHttpsServer({ cert: tls.cert, key: tls.key, ...REQUEST_TIMEOUTS }, handler)
+      https = createHttpsServer({ cert: tls.cert, key: tls.key, ...TLS_DEFAULTS, ...config.tlsPolicy, ...timeouts }, handler)
+      return https
     },
   })
-  // Fastify cannot tell that the server from serverFactory speaks TLS; say so in the log line.
-  await app.listen({ port: config.httpsPort, host: config.host, listenTextResolver: (address) => `HTTPS listening at ${address.replace(/^http:/, 'https:')}` })
-  const plainServer = plain as HttpServer | null
-  if (plainServer === null) throw new Error('the plain-HTTP server was not created')
-  plainServer.listen(config.httpPort, config.host)
+  const httpsServer = https as HttpsServer | null
+  if (httpsServer === null) throw new Error('the HTTPS server was not created')
+  const revokeExposed = exposureHandler(keys, config.dataDir, app.log)
+  const plainOptions = { revokeExposed, onProblem: (error: WaybillError) => app.metrics.countProblem(error.code, error.status), log: app.log }
+  divertPlainHttp(httpsServer, (socket) => answerPlainHttp(socket, plainOptions), timeouts.handshakeTimeout)
+  httpsServer.maxConnections = maxConnections
+  const plain = createNetServer((socket) => answerPlainHttp(socket, plainOptions))
+  plain.maxConnections = maxConnections
+
+  const listening: NetServer[] = []
+  const closeAll = async (): Promise<void> => {
+    await Promise.all(listening.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))))
+  }
+  let metricsServer: NetServer | null = null
   try {
-    await once(plainServer, 'listening')
+    // Fastify cannot tell that the server from serverFactory speaks TLS; say so in the log line.
+    await app.listen({ port: config.httpsPort, host: config.host, listenTextResolver: (address) => `HTTPS listening at ${address.replace(/^http:/, 'https:')}` })
+    plain.listen(config.httpPort, config.host)
+    await once(plain, 'listening')
+    listening.push(plain)
+    if (config.metrics != null) {
+      metricsServer = await listenMetrics(app, config.metrics.port, config.metrics.host)
+      listening.push(metricsServer)
+    }
   } catch (error) {
+    await closeAll()
     await app.close()
     throw error
   }
-  const httpsPort = (app.server.address() as AddressInfo).port
-  const httpPort = (plainServer.address() as AddressInfo).port
-  const urlHost = config.host.includes(':') ? `[${config.host}]` : config.host
-  const metricsServer = config.metricsPort === undefined || config.metricsPort === null
-    ? null
-    : await listenMetrics(app, config.metricsPort, config.host).catch(async (error: unknown) => {
-      plainServer.close()
-      await app.close()
-      throw error
-    })
+  const urlOf = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`
+  const httpsPort = (httpsServer.address() as AddressInfo).port
 
   return {
     app,
-    httpsUrl: `https://${urlHost}:${httpsPort}`,
+    httpsUrl: `https://${urlOf(config.host, httpsPort)}`,
     httpsPort,
-    httpPort,
+    httpPort: (plain.address() as AddressInfo).port,
     certPath: tls.certPath,
     sandbox,
-    metricsUrl: metricsServer === null ? null : `http://${urlHost}:${(metricsServer.address() as AddressInfo).port}/metrics`,
+    metricsUrl: metricsServer === null || config.metrics == null
+      ? null
+      : `http://${urlOf(config.metrics.host, (metricsServer.address() as AddressInfo).port)}/metrics`,
     close: async () => {
       draining = true
-      metricsServer?.close()
-      const plainClosed = new Promise<void>((resolve) => plainServer.close(() => resolve()))
-      plainServer.closeIdleConnections()
+      const others = closeAll()
       await app.close()
-      await plainClosed
+      await others
     },
   }
 }

@@ -2,6 +2,29 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
 
+/** What a configuration may change of the TLS offer. */
+export interface TlsPolicy {
+  readonly minVersion?: 'TLSv1.2' | 'TLSv1.3'
+  /** OpenSSL cipher list; TLS 1.3 suites (TLS_…) and TLS 1.2 ones in one string. */
+  readonly ciphers?: string
+}
+
+/**
+ * Mozilla's "intermediate" server profile: TLS 1.3, and TLS 1.2 with forward-secret AEAD suites
+ * only (no CBC, no SHA-1, no RSA key exchange), the client's preference among them.
+ */
+export const TLS_DEFAULTS = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
+    'DHE-RSA-AES128-GCM-SHA256', 'DHE-RSA-AES256-GCM-SHA384', 'DHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+  ecdhCurve: 'X25519:prime256v1:secp384r1',
+  honorCipherOrder: false,
+} as const satisfies TlsPolicy & Record<string, unknown>
+
 export interface TlsMaterial {
   readonly cert: string
   readonly key: string

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { FastifyPluginAsync } from 'fastify'
 import { Agent, request as undiciRequest } from 'undici'
 import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
 import { KeyRing, type Scope } from '@waybill/keys'
@@ -43,6 +44,11 @@ interface Teardown {
 /** Starts a real server (HTTPS + plain HTTP, SQLite on disk) in a temporary data dir. */
 export interface TestServerOptions {
   readonly rateLimit?: { max: number; windowMs: number }
+  readonly addressLimit?: { max: number; windowMs: number }
+  readonly maxConnections?: number
+  readonly handshakeTimeoutMs?: number
+  /** Extra routes behind the key check, as `waybill serve` mounts the read API. */
+  readonly plugins?: readonly FastifyPluginAsync[]
   /** WAYBILL_TRUST_PROXY: the test client connects from 127.0.0.1. */
   readonly trustProxy?: readonly string[]
 }
@@ -53,8 +59,12 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
   const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
   const server = await startServer({
     dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: options.trustProxy ?? [], logLevel: 'silent',
+    metrics: { host: '127.0.0.1', port: 0 },
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
-  }, { store, blobs })
+    ...(options.addressLimit !== undefined ? { addressLimit: options.addressLimit } : {}),
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+    ...(options.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
+  }, { store, blobs, ...(options.plugins !== undefined ? { plugins: options.plugins } : {}) })
   const cert = await readFile(server.certPath, 'utf8')
   const agent = new Agent({ connect: { ca: cert } })
   const plainAgent = new Agent()

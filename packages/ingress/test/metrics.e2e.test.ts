@@ -1,4 +1,5 @@
 import t from 'tap'
+import { request } from 'undici'
 import { addBody, completeBody, orderId } from './fixtures.js'
 import { startTestServer } from './harness.js'
 
@@ -8,7 +9,7 @@ function sample(text: string, name: string, labels = ''): number | undefined {
   return line === undefined ? undefined : Number(line.split(' ').at(-1))
 }
 
-t.test('/metrics: accepted events by type, errors by code, append latency, group-commit batches; no key needed', async (t) => {
+t.test('/metrics on its own loopback listener: accepted events by type, errors by code, append latency, group-commit batches', async (t) => {
   const s = await startTestServer(t)
   const id = orderId('metrics')
   t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
@@ -17,10 +18,11 @@ t.test('/metrics: accepted events by type, errors by code, append latency, group
   t.equal((await s.json('/v1/deliveries', completeBody(orderId('none')))).status, 404)
   t.equal((await s.json('/v1/deliveries', {}, 'wb_test_nonsense')).status, 401)
 
-  const reply = await s.send('GET', '/metrics', { key: null })
-  t.equal(reply.status, 200)
+  t.match(s.server.metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/)
+  const reply = await request(s.server.metricsUrl ?? '')
+  t.equal(reply.statusCode, 200)
   t.match(reply.headers['content-type'], /^text\/plain; version=0\.0\.4/)
-  const text = reply.text
+  const text = await reply.body.text()
   t.equal(sample(text, 'waybill_events_accepted_total', 'type="ORDER_ADD"'), 2)
   t.equal(sample(text, 'waybill_events_accepted_total', 'type="ORDER_COMPLETE"'), 1)
   t.equal(sample(text, 'waybill_errors_total', 'code="not_found",status="404"'), 1)
@@ -32,5 +34,6 @@ t.test('/metrics: accepted events by type, errors by code, append latency, group
   t.ok((sample(text, 'waybill_group_commit_appends') ?? 0) >= 2)
   t.ok((sample(text, 'waybill_process_resident_memory_bytes') ?? 0) > 0, 'process metrics too')
 
+  t.equal((await s.send('GET', '/metrics', { key: null })).status, 404, 'not on the API listener')
   t.equal((await s.sendPlain('GET', '/metrics', { key: null })).json?.code, 'insecure_connection', 'plain HTTP still refuses')
 })

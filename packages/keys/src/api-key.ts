@@ -4,7 +4,12 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const ID_LENGTH = 12
 // 43 base62 characters carry 43 × log2(62) ≈ 256.03 bits.
 const SECRET_LENGTH = 43
-const KEY_PATTERN = /^wb_(live|test)_([0-9A-Za-z]{12})([0-9A-Za-z]{43})$/
+// The key format's one home: `wb_`, the kind, `_`, then the id and the secret in base62.
+const KEY_KINDS = '(live|test)'
+const KEY_BODY = `([0-9A-Za-z]{${ID_LENGTH}})([0-9A-Za-z]{${SECRET_LENGTH}})`
+const KEY_PATTERN = new RegExp(`^wb_${KEY_KINDS}_${KEY_BODY}$`)
+// The same, found anywhere in a text, but not inside a longer run of key characters.
+const KEY_TOKEN = new RegExp(`(?<![0-9A-Za-z_])wb_${KEY_KINDS}_${KEY_BODY}(?![0-9A-Za-z])`, 'g')
 
 /** A key as handed to its holder once; only `hash` is ever stored. */
 export interface NewApiKey {
@@ -45,4 +50,18 @@ export function keyMatchesHash(key: string, storedHash: string): boolean {
   const presented = Buffer.from(hashApiKey(key), 'hex')
   const stored = Buffer.from(storedHash, 'hex')
   return presented.length === stored.length && timingSafeEqual(presented, stored)
+}
+
+/**
+ * Every key-shaped token in `text`, in order of appearance. The format has a fixed prefix and a
+ * fixed length, so this finds exactly what could be a key and nothing else: used to find keys
+ * exposed in the bytes of a plain-HTTP request, wherever in them they were put.
+ */
+export function findKeyTokens(text: string): string[] {
+  return [...text.matchAll(KEY_TOKEN)].map((match) => match[0])
+}
+
+/** `text` with every key-shaped token cut to its kind (`wb_live_…`), for logs. */
+export function redactKeyTokens(text: string): string {
+  return text.replace(KEY_TOKEN, (_token, kind: string) => `wb_${kind}_…`)
 }

@@ -1,6 +1,6 @@
 export { SCOPES, SCOPE_FOR_EVENT, isScope, type Scope } from './scopes.js'
 export { requirePrincipal, requireScope, type Principal } from './principal.js'
-export { generateApiKey, hashApiKey, keyMatchesHash, parseApiKey, type NewApiKey } from './api-key.js'
+export { findKeyTokens, redactKeyTokens, generateApiKey, hashApiKey, keyMatchesHash, parseApiKey, type NewApiKey } from './api-key.js'
 export {
   asKeyEvent, KEY_CATEGORY, keyStreamName,
   type KeyEvent, type KeyIssued, type KeyIssuedData, type KeyRevoked, type KeyRevokedData, type KeyRotated,

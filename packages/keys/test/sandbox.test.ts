@@ -18,8 +18,15 @@ t.test('the first start of an empty data dir issues the sandbox test key with ev
   t.equal((await stat(path)).mode & 0o777, 0o600)
   t.match(await keys.authenticate(first.created ?? ''), { account: 'sandbox', test: true, scopes: [...SCOPES] })
 
-  t.same(await ensureSandboxKey(keys, dataDir), { created: null, path }, 'the file is there: nothing new')
+  t.same(await ensureSandboxKey(keys, dataDir), { created: null, path, enabled: true }, 'the file is there: nothing new')
   await rm(path)
-  t.same(await ensureSandboxKey(keys, dataDir), { created: null, path }, 'the store holds keys: nothing new')
+  t.same(await ensureSandboxKey(keys, dataDir), { created: null, path, enabled: true }, 'the store holds keys: nothing new')
   t.equal((await keys.list()).length, 1)
+})
+
+t.test('a server without the sandbox makes no test key', async (t) => {
+  const dataDir = await tempDir(t)
+  const keys = new KeyRing(openMemoryEventStore())
+  t.same(await ensureSandboxKey(keys, dataDir, { enabled: false }), { created: null, path: join(dataDir, 'test-api-key'), enabled: false })
+  t.same(await keys.list(), [])
 })

@@ -14,7 +14,7 @@ export interface ServerProcess {
 export function startServerProcess(script: string, args: readonly string[], env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
-      env: { ...process.env, WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', ...env },
+      env: { ...process.env, WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''

@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { startServer } from '@waybill/ingress'
+import { KeyRing } from '@waybill/keys'
 import { ReadModel, readApi, startProjector, type Projector } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
+import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
 import { closeOnSignals } from '../shutdown.js'
 import { explainStartError } from '../start-errors.js'
@@ -33,6 +37,10 @@ export const command: CliCommand = {
     }
     const config = loadConfig()
     const opened = await openStore(config).catch((error: unknown) => { throw explainStartError(error, config) })
+    const loosened = await tightenDataDir(config.dataDir)
+    if (loosened.length > 0) {
+      process.stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
+    }
     const readModel = new ReadModel(config.dataDir)
     // /metrics reports the projector's lag once it runs (it starts after the server).
     let projectorLag: () => number = () => 0
@@ -47,7 +55,11 @@ export const command: CliCommand = {
         trustProxy: config.trustProxy,
         logLevel: config.logLevel,
         rateLimit: config.rateLimit,
-        metricsPort: config.metricsPort,
+        addressLimit: { max: config.addressRateLimit, windowMs: config.rateLimit.windowMs },
+        metrics: config.metrics,
+        maxConnections: config.maxConnections,
+        tlsPolicy: config.tlsPolicy,
+        sandboxKey: config.sandbox,
       }, {
         store: opened.store,
         blobs: opened.blobs,
@@ -69,13 +81,16 @@ export const command: CliCommand = {
     const lines = [
       `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,
       `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,
-      server.sandbox.created !== null
-        ? `waybill: created the sandbox test key (shown once; also in ${server.sandbox.path}):\n  ${server.sandbox.created}`
-        : existsSync(server.sandbox.path)
-          ? `waybill: the sandbox test key is in ${server.sandbox.path}`
-          : `waybill: no ${server.sandbox.path} (the store already held keys); see \`waybill keys list\``,
+      !server.sandbox.enabled
+        ? 'waybill: the sandbox is off (WAYBILL_SANDBOX=off): no test key is made or accepted'
+        : server.sandbox.created !== null
+          ? `waybill: created the sandbox test key (shown once; also in ${server.sandbox.path}):\n  ${server.sandbox.created}`
+          : existsSync(server.sandbox.path)
+            ? `waybill: the sandbox test key is in ${server.sandbox.path}`
+            : `waybill: no ${server.sandbox.path} (the store already held keys); see \`waybill keys list\``,
+      ...await waitingReplacements(new KeyRing(opened.store), config.dataDir),
       `waybill: API docs at ${server.httpsUrl}/docs`,
-      `waybill: metrics at ${server.metricsUrl ?? `${server.httpsUrl}/metrics`}`,
+      `waybill: metrics at ${server.metricsUrl ?? '(not served)'}`,
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
     const running = server
@@ -86,4 +101,17 @@ export const command: CliCommand = {
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })
   },
+}
+
+/**
+ * A line when replacement keys (issued because their keys were sent over plain HTTP) still wait
+ * in `<data dir>/replaced-keys/` for the operator to hand them over: until then, the courier whose
+ * key was revoked cannot send anything.
+ */
+async function waitingReplacements(keys: KeyRing, dataDir: string): Promise<string[]> {
+  const dir = join(dataDir, 'replaced-keys')
+  const names = await readdir(dir).catch(() => [])
+  const active = await Promise.all(names.map(async (keyId) => (await keys.get(keyId))?.state === 'active'))
+  const waiting = active.filter(Boolean).length
+  return waiting === 0 ? [] : [`waybill: ${waiting} replacement key(s) wait in ${dir} for hand-over to their couriers (\`waybill keys list\` shows which)`]
 }

@@ -39,12 +39,21 @@ export function toWaybillError(error: unknown): WaybillError {
   return new WaybillError('server_error', undefined, { cause: error })
 }
 
+/** What a passing failure (503) tells the client: that it passes, never what failed inside. */
+const UNAVAILABLE_DETAIL = 'The service cannot take this request right now; retry after the Retry-After delay'
+
+/**
+ * The problem body of an error. A 5xx never carries the error's own detail (which may name a
+ * file, a blob or a cause): a 500 says its title, a 503 that it will pass; the log has the rest.
+ */
 export function problemFor(error: WaybillError, instance: string, requestId: string): Problem {
+  const title = ERROR_CATALOGUE[error.code].title
+  const detail = error.status === 503 ? UNAVAILABLE_DETAIL : error.status >= 500 ? title : error.detail ?? title
   return {
     type: problemType(error.code),
-    title: ERROR_CATALOGUE[error.code].title,
+    title,
     status: error.status,
-    detail: error.detail ?? ERROR_CATALOGUE[error.code].title,
+    detail,
     code: error.code,
     instance,
     request_id: requestId,

@@ -21,6 +21,8 @@ export interface WaybillMetrics {
   readonly contentType: string
   readonly eventsAccepted: Counter<'type'>
   readonly errors: Counter<'code' | 'status'>
+  /** Counts one problem answered, by its code and status. */
+  countProblem(code: string, status: number): void
 }
 
 export interface MetricsOptions {
@@ -104,19 +106,19 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
     instrument: (inner) => timedAppends(inner, appendSeconds),
     eventsAccepted: accepted,
     errors,
+    countProblem: (code, status) => errors.inc({ code, status: String(status) }),
   }
 }
 
 interface MetricsPluginOptions {
   readonly metrics: WaybillMetrics
-  /** Serve GET /metrics on this app (no key). False when WAYBILL_METRICS_PORT moves it elsewhere. */
-  readonly route: boolean
 }
 
 /**
- * Counts accepted events by type (from the parsed body of a 201/202 on /v1/deliveries) and
- * serves /metrics. Errors are counted where their problem body is built (the error handler's
- * `onProblem`), by the code itself.
+ * Counts accepted events by type (from the parsed body of a 201/202 on /v1/deliveries). Errors are
+ * counted where their problem body is built, by the code itself. /metrics itself is never on the
+ * API's listener: it shows totals across every account, so it has a listener of its own
+ * (metrics-listener.ts, loopback by default).
  */
 async function metricsPlugin(app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
   const metrics = options.metrics
@@ -129,11 +131,6 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsPluginOptions
     }
     done()
   })
-  if (options.route) {
-    app.get('/metrics', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
-      return reply.type(options.metrics.contentType).send(await options.metrics.render())
-    })
-  }
 }
 
 export default fp(metricsPlugin, { name: 'waybill-metrics' })

@@ -1,0 +1,24 @@
+import { chmod, lstat, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+
+/**
+ * The data directory holds the event log, the read model, images and keys: readable by the
+ * service's user only. Every directory in it becomes 0700 and every file 0600 (links are left
+ * alone), and the paths whose mode had to change are returned, so the start can say so: a
+ * directory made by an older version, or copied in by hand, is found and fixed at every start.
+ */
+export async function tightenDataDir(dataDir: string): Promise<string[]> {
+  const changed: string[] = []
+  const visit = async (path: string): Promise<void> => {
+    const stat = await lstat(path)
+    if (stat.isSymbolicLink()) return
+    const wanted = stat.isDirectory() ? 0o700 : 0o600
+    if ((stat.mode & 0o777) !== wanted) {
+      await chmod(path, wanted)
+      changed.push(path)
+    }
+    if (stat.isDirectory()) for (const name of await readdir(path)) await visit(join(path, name))
+  }
+  await visit(dataDir)
+  return changed
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
+import { WaybillError } from '@waybill/domain'
+import { exposedKeysIn } from './exposed-keys.js'
+import type { RevokeExposed } from './exposure.js'
+import { problemFor, toWaybillError } from './problem.js'
+
+export interface PlainHttpOptions {
+  readonly revokeExposed: RevokeExposed
+  /** Told of each refusal answered (the error counter of /metrics). */
+  readonly onProblem: (error: WaybillError) => void
+  readonly log: { warn(object: object, message: string): void; error(object: object, message: string): void }
+  /** Bytes read at most before answering. Default 1 MiB. */
+  readonly maxBytes?: number
+  /** Answer once the client has sent nothing for this long. Default 1,000 ms. */
+  readonly idleMs?: number
+  /** Answer at the latest this long after the first byte. Default 10,000 ms. */
+  readonly totalMs?: number
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1')
+const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n', 'latin1')
+const REQUEST_LINE = /^[A-Z]{1,16} (\/\S*) HTTP\/1\.[01]\r\n/
+
+/** The refusal of a plain-HTTP request, saying truthfully what became of the keys it carried. */
+export function insecureRefusal(keysSeen: number, keysRevoked: number): WaybillError {
+  if (keysRevoked > 0) {
+    return new WaybillError('insecure_connection', 'Use HTTPS. This request carried an API key in the clear: it is now revoked and replaced; the operator reads the replacement with `waybill keys list`.')
+  }
+  if (keysSeen > 0) {
+    return new WaybillError('insecure_connection', 'Use HTTPS. This request carried something shaped like an API key, but no live key: nothing was revoked.')
+  }
+  return new WaybillError('insecure_connection', 'Use HTTPS. No API key was seen in this request.')
+}
+
+/**
+ * Answers a connection that speaks plain HTTP (on the plain listener, or on the HTTPS port when
+ * its first byte is not a TLS handshake). No HTTP parser runs: whatever the client sends (a head
+ * too large for Node's parser, a malformed line, CONNECT, conflicting lengths) is read as bytes,
+ * up to the end of the request or a bound, and scanned for API keys; each is revoked and replaced,
+ * durably, before the refusal is written. Nothing else is served here, so no load shedding or
+ * shutdown path can answer first and spare a key.
+ */
+export function answerPlainHttp(socket: Socket, options: PlainHttpOptions): void {
+  const maxBytes = options.maxBytes ?? 1024 * 1024
+  const chunks: Buffer[] = []
+  let length = 0
+  let answered = false
+  let idle: NodeJS.Timeout | undefined
+  const total = setTimeout(() => answer(), options.totalMs ?? 10_000)
+
+  const answer = (): void => {
+    if (answered) return
+    answered = true
+    clearTimeout(idle)
+    clearTimeout(total)
+    socket.removeListener('data', onData)
+    const bytes = Buffer.concat(chunks, length)
+    const seen = exposedKeysIn(bytes)
+    const path = REQUEST_LINE.exec(bytes.subarray(0, 8192).toString('latin1'))?.[1] ?? '/'
+    options.revokeExposed(seen).then(
+      (revoked) => respond(insecureRefusal(seen.length, revoked.length)),
+      (failure: unknown) => {
+        options.log.error({ err: failure }, 'could not revoke a key seen over plain HTTP')
+        respond(toWaybillError(failure))
+      },
+    )
+    function respond(error: WaybillError): void {
+      options.onProblem(error)
+      const requestId = randomUUID()
+      const body = JSON.stringify(problemFor(error, path.split('?')[0] ?? '/', requestId))
+      const headers = [
+        `HTTP/1.1 ${error.status} ${error.status === 403 ? 'Forbidden' : 'Service Unavailable'}`,
+        'content-type: application/problem+json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        ...Object.entries(error.headers).filter(([name]) => name !== 'connection').map(([name, value]) => `${name}: ${value}`),
+        `x-request-id: ${requestId}`,
+        'connection: close',
+      ]
+      if (!socket.destroyed) socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`)
+    }
+  }
+
+  const onData = (chunk: Buffer): void => {
+    const room = maxBytes - length
+    chunks.push(room < chunk.length ? chunk.subarray(0, room) : chunk)
+    length += Math.min(room, chunk.length)
+    clearTimeout(idle)
+    if (length >= maxBytes || isComplete(Buffer.concat(chunks, length))) answer()
+    else idle = setTimeout(answer, options.idleMs ?? 1000)
+  }
+  socket.on('data', onData)
+  socket.once('end', answer)
+  socket.on('error', () => {
+    clearTimeout(idle)
+    clearTimeout(total)
+    socket.destroy()
+  })
+}
+
+/** Whether the bytes hold a whole request: the head, and its body as long as the head says. */
+function isComplete(bytes: Buffer): boolean {
+  const headEnd = bytes.indexOf(HEAD_END)
+  if (headEnd === -1) return false
+  const head = bytes.subarray(0, headEnd).toString('latin1').toLowerCase()
+  if (/\r\ntransfer-encoding:[^\r]*chunked/.test(head)) return bytes.indexOf(CHUNKED_END, headEnd) !== -1
+  const lengths = [...head.matchAll(/\r\ncontent-length:[ \t]*(\d+)/g)].map((match) => Number(match[1]))
+  const bodyLength = lengths.length === 0 ? 0 : Math.max(...lengths)
+  return bytes.length >= headEnd + HEAD_END.length + bodyLength
+}

@@ -1,0 +1,106 @@
+import { connect as connectTcp } from 'node:net'
+import { connect as connectTls, type ConnectionOptions } from 'node:tls'
+import { readFile } from 'node:fs/promises'
+import t from 'tap'
+import { WaybillError } from '@waybill/domain'
+import { StoreUnavailableError } from '@waybill/event-store'
+import { generateApiKey } from '@waybill/keys'
+import { addBody, orderId } from './fixtures.js'
+import { startTestServer } from './harness.js'
+
+/** Whether a TLS handshake with these client options succeeds against the server. */
+function handshake(port: number, ca: string, options: ConnectionOptions): Promise<string | null> {
+  return new Promise((resolve) => {
+    const socket = connectTls({ host: '127.0.0.1', port, ca, servername: 'localhost', ...options }, () => {
+      const protocol = socket.getProtocol()
+      socket.end()
+      resolve(protocol)
+    })
+    socket.on('error', () => resolve(null))
+  })
+}
+
+t.test('TLS: 1.3 and 1.2 with AEAD suites only; no CBC, no SHA-1, nothing older', async (t) => {
+  const s = await startTestServer(t)
+  const port = Number(new URL(s.server.httpsUrl).port)
+  const ca = await readFile(s.server.certPath, 'utf8')
+  t.equal(await handshake(port, ca, {}), 'TLSv1.3')
+  t.equal(await handshake(port, ca, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' }), 'TLSv1.2')
+  t.equal(await handshake(port, ca, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-SHA' }), null, 'CBC with SHA-1 is refused')
+  t.equal(await handshake(port, ca, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-SHA384' }), null, 'CBC with SHA-384 too')
+  t.equal(await handshake(port, ca, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' }), null, 'TLS 1.1 is refused')
+})
+
+t.test('headers: HSTS, nosniff, a CSP that allows nothing, no-store on order data; /docs has its own strict CSP', async (t) => {
+  const s = await startTestServer(t)
+  const ping = await s.send('GET', '/ping')
+  t.match(ping.headers['strict-transport-security'], /^max-age=63072000; includeSubDomains/)
+  t.equal(ping.headers['x-content-type-options'], 'nosniff')
+  t.match(ping.headers['content-security-policy'], /default-src 'none'/)
+  t.match(ping.headers['content-security-policy'], /frame-ancestors 'none'/)
+  const added = await s.json('/v1/deliveries', addBody(orderId()))
+  t.equal(added.status, 201)
+  t.equal(added.headers['cache-control'], 'no-store', 'answers under /v1/ are never cached')
+  const refused = await s.json('/v1/deliveries', {})
+  t.equal(refused.headers['cache-control'], 'no-store', 'error answers under /v1/ too')
+  const docs = await s.send('GET', '/docs', { key: null })
+  t.equal(docs.status, 200)
+  const csp = String(docs.headers['content-security-policy'])
+  t.match(csp, /frame-ancestors 'none'/)
+  t.match(csp, /form-action 'none'/)
+  t.notMatch(csp, /https:|validator\.swagger\.io|frame-ancestors 'self'/, 'nothing from elsewhere')
+})
+
+t.test('a 5xx never carries its detail: a 500 says its title, a 503 that it passes', async (t) => {
+  const s = await startTestServer(t, {
+    plugins: [async (app) => {
+      app.get('/v1/boom', async () => { throw new WaybillError('server_error', 'blob 9f86d0 is missing from /var/lib/waybill/blobs') })
+      app.get('/v1/away', async () => { throw new StoreUnavailableError('SQLITE_FULL at /var/lib/waybill/events.sqlite') })
+    }],
+  })
+  const boom = await s.send('GET', '/v1/boom')
+  t.equal(boom.status, 500)
+  t.equal(boom.json.detail, 'Internal server error')
+  t.notMatch(boom.text, /blob|var\/lib/)
+  const away = await s.send('GET', '/v1/away')
+  t.equal(away.status, 503)
+  t.match(away.headers['retry-after'], /^\d+$/)
+  t.notMatch(away.text, /SQLITE|var\/lib/)
+})
+
+t.test('requests are limited per client address before any key is looked at', async (t) => {
+  const s = await startTestServer(t, { addressLimit: { max: 5, windowMs: 60_000 } })
+  const unknown = generateApiKey(false).key
+  const answers = []
+  for (let i = 0; i < 7; i += 1) answers.push(await s.send('GET', '/ping', { key: unknown }))
+  t.same(answers.map((a) => a.status), [401, 401, 401, 401, 401, 429, 429])
+  t.equal(answers[5]?.json.code, 'rate_limited')
+  t.match(answers[5]?.headers['retry-after'], /^\d+$/)
+  t.equal((await s.send('GET', '/ping')).status, 429, 'a good key from the same address waits too')
+})
+
+t.test('a stalled TLS handshake is cut, and connections past the cap are refused', async (t) => {
+  const s = await startTestServer(t, { handshakeTimeoutMs: 300, maxConnections: 3 })
+  const port = Number(new URL(s.server.httpsUrl).port)
+  const closedAfter = await new Promise<number>((resolve) => {
+    const started = performance.now()
+    const socket = connectTcp(port, '127.0.0.1', () => socket.write(Buffer.from([0x16, 0x03, 0x01])))
+    socket.on('close', () => resolve(performance.now() - started))
+    socket.on('error', () => undefined)
+  })
+  t.ok(closedAfter < 5_000, `a handshake that never finishes is dropped (${Math.round(closedAfter)} ms)`)
+
+  const held = await Promise.all(Array.from({ length: 3 }, () => new Promise<ReturnType<typeof connectTcp>>((resolve) => {
+    const socket = connectTcp(s.server.httpPort, '127.0.0.1', () => resolve(socket))
+  })))
+  t.teardown(() => { for (const socket of held) socket.destroy() })
+  const refused = await new Promise<boolean>((resolve) => {
+    const socket = connectTcp(s.server.httpPort, '127.0.0.1', () => {
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    })
+    socket.on('data', () => resolve(false))
+    socket.on('close', () => resolve(true))
+    socket.on('error', () => resolve(true))
+  })
+  t.ok(refused, 'the fourth connection is closed without an answer')
+})
