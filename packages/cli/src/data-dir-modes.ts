@@ -19,6 +19,7 @@ export async function tightenDataDir(dataDir: string): Promise<string[]> {
     }
     if (stat.isDirectory()) for (const name of await readdir(path)) await visit(join(path, name))
   }
-  await visit(dataDir)
+  // Not a directory (a mistyped path naming a file): not ours to change; the start will say why.
+  if ((await lstat(dataDir)).isDirectory()) await visit(dataDir)
   return changed
 }

@@ -36,8 +36,9 @@ export const command: CliCommand = {
       return 2
     }
     const config = loadConfig()
+    // Before the store opens: SQLite gives its -wal and -shm files the database file's mode.
+    const loosened = existsSync(config.dataDir) ? await tightenDataDir(config.dataDir) : []
     const opened = await openStore(config).catch((error: unknown) => { throw explainStartError(error, config) })
-    const loosened = await tightenDataDir(config.dataDir)
     if (loosened.length > 0) {
       process.stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
     }
