@@ -46,7 +46,7 @@ export async function readAllEvents(context: EsdbContext, options: ReadAllOption
   const wanted = options.maxCount ?? DEFAULT_READ_ALL_MAX_COUNT
   const events: RecordedEvent[] = []
   await scanAll(context, options.after ?? null, wanted, (recorded, position) => {
-    if (!isAfter(position, options.after) || events.length >= wanted) return
+    if (events.length >= wanted) return
     if (isSystemName(recorded.streamId) || isSystemName(recorded.type)) return
     if (inCategories(recorded.streamId, options.categories)) events.push(fromClientEvent(recorded))
   }, () => events.length >= wanted)
@@ -57,7 +57,7 @@ export async function readAllEvents(context: EsdbContext, options: ReadAllOption
 export async function countEventsAfter(context: EsdbContext, after: Position | null, limit: number, categories?: readonly string[]): Promise<number> {
   let count = 0
   await scanAll(context, after, limit, (recorded, position) => {
-    if (!isAfter(position, after) || count >= limit) return
+    if (count >= limit) return
     if (isSystemName(recorded.streamId) || isSystemName(recorded.type) || !inCategories(recorded.streamId, categories)) return
     count += 1
   }, () => count >= limit)
@@ -66,7 +66,10 @@ export async function countEventsAfter(context: EsdbContext, after: Position | n
 
 type AllEvent = NonNullable<AllStreamResolvedEvent['event']>
 
-/** Pages forwards through `$all` from `after` until `done()` or the end of the log. */
+/**
+ * Pages forwards through `$all` strictly after `after` until `done()` or the end of the log. A
+ * page read from a position starts with the event at it, which the page before has visited.
+ */
 async function scanAll(context: EsdbContext, after: Position | null, wanted: number, visit: (event: AllEvent, position: Position) => void, done: () => boolean): Promise<void> {
 
   let from = after
@@ -81,7 +84,7 @@ async function scanAll(context: EsdbContext, after: Position | null, wanted: num
         const recorded = resolved.event
         if (recorded === undefined) return
         last = fromClientPosition(recorded.position)
-        visit(recorded, last)
+        if (isAfter(last, from)) visit(recorded, last)
         return undefined
       })
     } catch (error) {
