@@ -18,6 +18,10 @@ export interface WaybillConfig {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Port of a separate listener for /metrics; null serves it on the HTTPS listener. */
   readonly metricsPort: number | null
+  /** Address the separate metrics listener and the projector's health listener bind. */
+  readonly metricsHost: string
+  /** Port of `waybill projector`'s health and metrics listener. */
+  readonly projectorPort: number
   /** Requests one API key may make per window (WAYBILL_RATE_LIMIT, WAYBILL_RATE_LIMIT_WINDOW_MS). */
   readonly rateLimit: { readonly max: number; readonly windowMs: number }
 }
@@ -61,6 +65,10 @@ export const CONFIG_SCHEMA = Type.Object({
   WAYBILL_RATE_LIMIT_WINDOW_MS: count('the rate-limit window, in milliseconds', 1000),
   WAYBILL_METRICS_PORT: Type.Optional(port(
     'serve `/metrics` on this plain-HTTP port instead of the HTTPS listener; must differ from both listeners unless 0')),
+  WAYBILL_METRICS_HOST: Type.String({ default: '127.0.0.1',
+    description: 'address that the `WAYBILL_METRICS_PORT` listener and `waybill projector`\'s health listener bind; loopback unless a private network needs it' }),
+  WAYBILL_PROJECTOR_PORT: port(
+    '`waybill projector`\'s plain-HTTP listener: `/healthz`, `/readyz` (the store answers), `/metrics` (lag in events)', 9465),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     default: 'info', description: 'pino log level (the API key header is never logged)' }),
 }, { additionalProperties: false })
@@ -124,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     eventstoreConnectionString: connection,
     logLevel: values.LOG_LEVEL,
     metricsPort,
+    metricsHost: values.WAYBILL_METRICS_HOST,
+    projectorPort: values.WAYBILL_PROJECTOR_PORT,
     rateLimit: { max: values.WAYBILL_RATE_LIMIT, windowMs: values.WAYBILL_RATE_LIMIT_WINDOW_MS },
   }
 }

@@ -16,6 +16,8 @@ const DEFAULTS: WaybillConfig = {
   eventstoreConnectionString: null,
   logLevel: 'info',
   metricsPort: null,
+  metricsHost: '127.0.0.1',
+  projectorPort: 9465,
   rateLimit: { max: 1000, windowMs: 1000 },
 }
 
@@ -34,7 +36,7 @@ t.test('nothing set: the defaults', async (t) => {
 t.test('the schema is data: every variable has a description, and the defaults are the ones loadConfig uses', async (t) => {
   t.same(NAMES, ['WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_TLS_CERT', 'WAYBILL_TLS_KEY',
     'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
-    'WAYBILL_METRICS_PORT', 'LOG_LEVEL'])
+    'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_PROJECTOR_PORT', 'LOG_LEVEL'])
   for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
   const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
     .map((name) => [name, String(PROPERTIES[name]!.default)]))
@@ -65,6 +67,8 @@ t.test('each variable: good values and what they become', async (t) => {
     [{ WAYBILL_RATE_LIMIT_WINDOW_MS: '60000' }, { rateLimit: { max: 1000, windowMs: 60000 } }],
     [{ WAYBILL_RATE_LIMIT: String(Number.MAX_SAFE_INTEGER) }, { rateLimit: { max: Number.MAX_SAFE_INTEGER, windowMs: 1000 } }],
     [{ WAYBILL_METRICS_PORT: '9090' }, { metricsPort: 9090 }],
+    [{ WAYBILL_METRICS_HOST: '10.0.0.5' }, { metricsHost: '10.0.0.5' }],
+    [{ WAYBILL_PROJECTOR_PORT: '9100' }, { projectorPort: 9100 }],
     [{ WAYBILL_METRICS_PORT: '0' }, { metricsPort: 0 }],
     ...(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
       .map((level): [Record<string, string>, Partial<WaybillConfig>] => [{ LOG_LEVEL: level }, { logLevel: level }]),

@@ -26,6 +26,8 @@ export interface ServerConfig {
   readonly rateLimit?: RateLimitOptions
   /** Serve /metrics on this port (plain HTTP, no key) instead of on the HTTPS listener. */
   readonly metricsPort?: number | null
+  /** Address that listener binds; loopback when absent, so only a local scraper sees it. */
+  readonly metricsHost?: string
   readonly loadShedding?: LoadSheddingOptions
 }
 
@@ -103,10 +105,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   }
   const httpsPort = (app.server.address() as AddressInfo).port
   const httpPort = (plainServer.address() as AddressInfo).port
-  const urlHost = config.host.includes(':') ? `[${config.host}]` : config.host
+  const urlHost = hostInUrl(config.host)
   const metricsServer = config.metricsPort === undefined || config.metricsPort === null
     ? null
-    : await listenMetrics(app, config.metricsPort, config.host).catch(async (error: unknown) => {
+    : await listenMetrics(app, config.metricsPort, config.metricsHost ?? '127.0.0.1').catch(async (error: unknown) => {
       plainServer.close()
       await app.close()
       throw error
@@ -119,7 +121,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     httpPort,
     certPath: tls.certPath,
     sandbox,
-    metricsUrl: metricsServer === null ? null : `http://${urlHost}:${(metricsServer.address() as AddressInfo).port}/metrics`,
+    metricsUrl: metricsServer === null ? null : `http://${hostInUrl(config.metricsHost ?? '127.0.0.1')}:${(metricsServer.address() as AddressInfo).port}/metrics`,
     close: async () => {
       draining = true
       metricsServer?.close()
@@ -129,4 +131,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
       await plainClosed
     },
   }
+}
+
+function hostInUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host
 }

@@ -48,6 +48,7 @@ export const command: CliCommand = {
         logLevel: config.logLevel,
         rateLimit: config.rateLimit,
         metricsPort: config.metricsPort,
+        metricsHost: config.metricsHost,
       }, {
         store: opened.store,
         blobs: opened.blobs,
