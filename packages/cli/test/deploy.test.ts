@@ -104,10 +104,11 @@ t.test('the projector Deployment runs `waybill projector` on the same configurat
   t.ok(container!.resources?.limits?.memory)
   const configMap = all.find((m) => m.kind === 'ConfigMap')!
   const config = loadConfig({ ...configMap.data, ...all.find((m) => m.metadata.name === 'waybill-eventstore')!.stringData } as Record<string, string>)
-  const health = (container!.ports as Doc[]).find((p) => p.name === container!.livenessProbe?.httpGet?.port)
+  const probePort = container!.livenessProbe?.httpGet?.port as string | undefined
+  const health = (container!.ports as Doc[]).find((p) => p.name === probePort)
   t.equal(health?.containerPort, config.projectorPort, 'probes on WAYBILL_PROJECTOR_PORT')
   t.match(container!.livenessProbe.httpGet, { path: '/healthz' })
-  t.match(container!.readinessProbe?.httpGet, { path: '/readyz', port: health?.name })
+  t.match(container!.readinessProbe?.httpGet, { path: '/readyz', port: probePort })
   t.equal(config.metricsHost, '0.0.0.0', 'the kubelet reaches the projector\'s listener on the pod address')
 })
 
@@ -132,10 +133,10 @@ t.test('every Kubernetes manifest validates against the Kubernetes schemas', asy
     if (Model === undefined) continue
     t.doesNotThrow(() => { new Model(manifest).validate() }, `${kind}/${manifest.metadata.name as string} is valid`)
   }
-  const broken = { ...manifests().find((m) => m.kind === 'Deployment')! }
-  broken.spec = { ...broken.spec, replicas: 'two' }
+  const deployment = manifests().find((m) => m.kind === 'Deployment')!
+  const broken: Doc = { ...deployment, spec: { ...(deployment.spec as Doc), replicas: 'two' } }
   const { Deployment } = await import('kubernetes-models/apps/v1/Deployment')
-  t.throws(() => { new Deployment(broken as never).validate() }, 'and a broken one does not: the check has teeth')
+  t.throws(() => { new Deployment(broken).validate() }, 'and a broken one does not: the check has teeth')
 })
 
 t.test('EventStoreDB in Kubernetes: the CA is trusted alone, the admin password is set from a Secret', async (t) => {
@@ -144,11 +145,11 @@ t.test('EventStoreDB in Kubernetes: the CA is trusted alone, the admin password 
   const spec = set.spec.template.spec as Doc
   const [container] = spec.containers as Doc[]
   const env = Object.fromEntries((container!.env as Doc[]).map((e) => [e.name as string, e]))
-  const trusted = env.EVENTSTORE_TRUSTED_ROOT_CERTIFICATES_PATH.value as string
+  const trusted = env.EVENTSTORE_TRUSTED_ROOT_CERTIFICATES_PATH?.value as string
   const mount = (container!.volumeMounts as Doc[]).find((v) => v.mountPath === trusted)
   const volume = (spec.volumes as Doc[]).find((v) => v.name === mount?.name)
   t.same(volume?.secret?.items, [{ key: 'ca.crt', path: 'ca.crt' }], 'the trusted-roots directory holds the CA certificate and nothing else')
-  t.notOk((env.EVENTSTORE_CERTIFICATE_FILE.value as string).startsWith(`${trusted}/`), 'the node certificate is elsewhere')
+  t.notOk((env.EVENTSTORE_CERTIFICATE_FILE?.value as string).startsWith(`${trusted}/`), 'the node certificate is elsewhere')
   t.match(env.EVENTSTORE_DEFAULT_ADMIN_PASSWORD?.valueFrom?.secretKeyRef, { name: 'eventstoredb-admin', key: 'password' })
   t.ok(all.find((m) => m.kind === 'Secret' && m.metadata.name === 'eventstoredb-admin'), 'that Secret is templated')
   const connection = all.find((m) => m.metadata.name === 'waybill-eventstore')!.stringData.EVENTSTORE_CONNECTION_STRING as string

@@ -58,7 +58,7 @@ export function eventStoreContract(t: Test, subject: ContractSubject): Promise<u
 
     // The port's promises that `waybill store check` also checks against a deployed store: one
     // home for each (src/preflight), run here against every adapter.
-    const preflight = preflightContext(store, subject.open, `p${run}`)
+    const preflight = preflightContext(store, () => subject.open(), `p${run}`)
     for (const check of PREFLIGHT_CHECKS) {
       t.test(check.name, async (t) => {
         await check.run(preflight)

@@ -31,8 +31,9 @@ type Sent = { id: string; type: string; data: unknown; metadata?: unknown }
 type Options = Record<string, unknown>
 
 /** A gRPC failure as the client receives it, turned into the client's error class by the client. */
-export function grpcFailure(code: number, message: string): Error {
-  return convertToCommandError(Object.assign(new Error(message), { code, details: message, metadata: { getMap: () => ({}) } }) as never) as Error
+function grpcFailure(code: number, message: string): Error {
+  const failure: Parameters<typeof convertToCommandError>[0] = Object.assign(new Error(message), { code, details: message, metadata: { getMap: () => ({}) } })
+  return convertToCommandError(failure)
 }
 const DEADLINE_EXCEEDED = 4
 const UNKNOWN = 2
@@ -62,6 +63,7 @@ export class ScriptedServer {
   }
 
   client(): EventStoreDBClient {
+    const version = (): string => this.version
     const client = {
       appendToStream: (stream: string, events: Sent[], options: Options = {}) => this.#append(stream, events, options),
       readStream: (stream: string, options: Options = {}) => this.#read('readStream', options, () => this.#readStream(stream, options)),
@@ -76,10 +78,9 @@ export class ScriptedServer {
         for (const cut of this.#inFlight) cut(grpcFailure(UNKNOWN, 'Call cancelled'))
       },
       get capabilities() {
-        return Promise.resolve(new ServerFeatures(null, { getEventStoreServerVersion: () => server.version, getMethodsList: () => [] }))
+        return Promise.resolve(new ServerFeatures(null, { getEventStoreServerVersion: version, getMethodsList: () => [] }))
       },
     }
-    const server = this
     return client as unknown as EventStoreDBClient
   }
 

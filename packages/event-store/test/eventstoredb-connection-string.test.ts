@@ -7,7 +7,7 @@ import { fromClientEvent, toClientEvent } from '../src/eventstoredb/event-codec.
 // Each refusal is shown against the client's own parser first: what it would make of the string.
 const require = createRequire(import.meta.url)
 const { parseConnectionString } = require('@eventstore/db-client/dist/Client/parseConnectionString.js') as {
-  parseConnectionString(text: string): { dnsDiscover: boolean; hosts: Array<{ address: string; port: number }>; defaultCredentials?: { username: string; password: string }; throwOnAppendFailure?: boolean }
+  parseConnectionString: (text: string) => { dnsDiscover: boolean; hosts: Array<{ address: string; port: number }>; defaultCredentials?: { username: string; password: string }; throwOnAppendFailure?: boolean }
 }
 const { ServerFeatures } = require('@eventstore/db-client/dist/Client/ServerFeatures.js') as {
   ServerFeatures: new (error: Error | null, methods?: { getEventStoreServerVersion(): string; getMethodsList(): [] }) => { serverVersion: string }

@@ -45,7 +45,7 @@ export async function readStreamEvents(context: EsdbContext, streamName: string,
 export async function readAllEvents(context: EsdbContext, options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
   const wanted = options.maxCount ?? DEFAULT_READ_ALL_MAX_COUNT
   const events: RecordedEvent[] = []
-  await scanAll(context, options.after ?? null, wanted, (recorded, position) => {
+  await scanAll(context, options.after ?? null, wanted, (recorded) => {
     if (events.length >= wanted) return
     if (isSystemName(recorded.streamId) || isSystemName(recorded.type)) return
     if (inCategories(recorded.streamId, options.categories)) events.push(fromClientEvent(recorded))
@@ -56,7 +56,7 @@ export async function readAllEvents(context: EsdbContext, options: ReadAllOption
 /** How many user events of `categories` lie after `after`, counted up to `limit` by reading them. */
 export async function countEventsAfter(context: EsdbContext, after: Position | null, limit: number, categories?: readonly string[]): Promise<number> {
   let count = 0
-  await scanAll(context, after, limit, (recorded, position) => {
+  await scanAll(context, after, limit, (recorded) => {
     if (count >= limit) return
     if (isSystemName(recorded.streamId) || isSystemName(recorded.type) || !inCategories(recorded.streamId, categories)) return
     count += 1
@@ -71,27 +71,28 @@ type AllEvent = NonNullable<AllStreamResolvedEvent['event']>
  * page read from a position starts with the event at it, which the page before has visited.
  */
 async function scanAll(context: EsdbContext, after: Position | null, wanted: number, visit: (event: AllEvent, position: Position) => void, done: () => boolean): Promise<void> {
-
   let from = after
   while (!done()) {
     const pageSize = Math.min(PAGE_SIZE, wanted + 1)
-    let seen = 0
-    let last: Position | null = null
+    // Filled in by the callback, which TypeScript's narrowing does not follow: an object keeps it honest.
+    const page: { seen: number; last: Position | null } = { seen: 0, last: null }
+    const pageFrom = from
     try {
-      const read = context.client.readAll({ ...FROM_LEADER, direction: FORWARDS, fromPosition: from === null ? START : toClientPosition(from), maxCount: pageSize })
+      const read = context.client.readAll({ ...FROM_LEADER, direction: FORWARDS, fromPosition: pageFrom === null ? START : toClientPosition(pageFrom), maxCount: pageSize })
       await readWithin(read, context.readTimeoutMs, 'a read of $all', (resolved: AllStreamResolvedEvent) => {
-        seen += 1
+        page.seen += 1
         const recorded = resolved.event
-        if (recorded === undefined) return
-        last = fromClientPosition(recorded.position)
-        if (isAfter(last, from)) visit(recorded, last)
+        if (recorded === undefined) return undefined
+        const position = fromClientPosition(recorded.position)
+        page.last = position
+        if (isAfter(position, pageFrom)) visit(recorded, position)
         return undefined
       })
     } catch (error) {
       throw mapClientError(error)
     }
-    if (seen < pageSize || last === null) return
-    from = last
+    if (page.seen < pageSize || page.last === null) return
+    from = page.last
   }
 }
 
@@ -99,26 +100,25 @@ async function scanAll(context: EsdbContext, after: Position | null, wanted: num
 export async function readHeadPosition(context: EsdbContext): Promise<Position | null> {
   let from: Position | typeof END = END
   for (;;) {
-    let seen = 0
-    let last: Position | null = null
-    let found: Position | null = null
+    const page: { seen: number; last: Position | null; found: Position | null } = { seen: 0, last: null, found: null }
+    const before = from
     try {
-      const read = context.client.readAll({ ...FROM_LEADER, direction: BACKWARDS, fromPosition: from === END ? END : toClientPosition(from), maxCount: PAGE_SIZE })
-      const before = from
+      const read = context.client.readAll({ ...FROM_LEADER, direction: BACKWARDS, fromPosition: before === END ? END : toClientPosition(before), maxCount: PAGE_SIZE })
       await readWithin(read, context.readTimeoutMs, 'a read of the head of $all', (resolved: AllStreamResolvedEvent) => {
-        seen += 1
+        page.seen += 1
         const recorded = resolved.event
         if (recorded === undefined) return undefined
-        last = fromClientPosition(recorded.position)
-        if (isSystemName(recorded.streamId) || isSystemName(recorded.type) || (before !== END && !isAfter(before, last))) return undefined
-        found = last
+        const position = fromClientPosition(recorded.position)
+        page.last = position
+        if (isSystemName(recorded.streamId) || isSystemName(recorded.type) || (before !== END && !isAfter(before, position))) return undefined
+        page.found = position
         return 'stop'
       })
     } catch (error) {
       throw mapClientError(error)
     }
-    if (found !== null) return found
-    if (seen < PAGE_SIZE || last === null) return null
-    from = last
+    if (page.found !== null) return page.found
+    if (page.seen < PAGE_SIZE || page.last === null) return null
+    from = page.last
   }
 }

@@ -58,7 +58,7 @@ export async function expectConflict(context: PreflightContext, stream: string, 
 }
 
 function describe(value: unknown): string {
-  return value === null ? 'it was accepted' : value instanceof Error ? `${value.name}: ${value.message}` : String(value)
+  return value === null ? 'it was accepted' : value instanceof Error ? `${value.name}: ${value.message}` : JSON.stringify(value)
 }
 
 /** The context `runPreflight` and the contract suite hand to every check. */

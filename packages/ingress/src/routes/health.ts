@@ -11,7 +11,7 @@ import type { EventStore } from '@waybill/event-store'
  * How long /readyz waits for the store. A probe must answer before its own timeout (3 s in
  * deploy/k8s), and the EventStoreDB client gives reads no deadline of its own.
  */
-export const READY_TIMEOUT_MS = 2_000
+const READY_TIMEOUT_MS = 2_000
 
 export default async function health(app: FastifyInstance, options: { readonly store: EventStore; readonly readyTimeoutMs?: number }): Promise<void> {
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS
