@@ -18,6 +18,8 @@ export interface WaybillConfig {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** The listener of /metrics, of its own (plain HTTP, no key): loopback by default, never the API's. */
   readonly metrics: { readonly host: string; readonly port: number }
+  /** Port of `waybill projector`'s health and metrics listener (on the metrics host). */
+  readonly projectorPort: number
   /** Requests one API key may make per window (WAYBILL_RATE_LIMIT, WAYBILL_RATE_LIMIT_WINDOW_MS). */
   readonly rateLimit: { readonly max: number; readonly windowMs: number }
   /** Requests one client address may make per window, before its key is looked at. */
@@ -69,7 +71,10 @@ export const CONFIG_SCHEMA = Type.Object({
   WAYBILL_RATE_LIMIT_WINDOW_MS: count('the rate-limit window, in milliseconds', 1000),
   WAYBILL_RATE_LIMIT_PER_ADDRESS: count('requests per client address per window, checked before the key (unknown keys included)', 5000),
   WAYBILL_METRICS_PORT: port('`/metrics` on a plain-HTTP listener of its own (no key; never on the API listener); must differ from both listeners unless 0', 9464),
-  WAYBILL_METRICS_HOST: Type.String({ default: '127.0.0.1', description: 'address the `/metrics` listener binds (loopback: only this machine can scrape)' }),
+  WAYBILL_METRICS_HOST: Type.String({ default: '127.0.0.1',
+    description: 'address that the `/metrics` listener and `waybill projector`\'s health listener bind; loopback unless a private network needs it' }),
+  WAYBILL_PROJECTOR_PORT: port(
+    '`waybill projector`\'s plain-HTTP listener: `/healthz`, `/readyz` (the store answers), `/metrics` (lag in events)', 9465),
   WAYBILL_MAX_CONNECTIONS: count('open connections each listener holds at most; past it new ones are refused', 4096),
   WAYBILL_TLS_MIN_VERSION: Type.Enum(['TLSv1.2', 'TLSv1.3'], { default: 'TLSv1.2', description: 'oldest TLS version offered' }),
   WAYBILL_TLS_CIPHERS: Type.Optional(Type.String({
@@ -139,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     eventstoreConnectionString: connection,
     logLevel: values.LOG_LEVEL,
     metrics: { host: values.WAYBILL_METRICS_HOST, port: metricsPort },
+    projectorPort: values.WAYBILL_PROJECTOR_PORT,
     rateLimit: { max: values.WAYBILL_RATE_LIMIT, windowMs: values.WAYBILL_RATE_LIMIT_WINDOW_MS },
     addressRateLimit: values.WAYBILL_RATE_LIMIT_PER_ADDRESS,
     maxConnections: values.WAYBILL_MAX_CONNECTIONS,

@@ -13,6 +13,7 @@ const COMMANDS = {
   rebuild: () => import('./commands/rebuild.js'),
   verify: () => import('./commands/verify.js'),
   projector: () => import('./commands/projector.js'),
+  store: () => import('./commands/store.js'),
 } satisfies Record<string, () => Promise<{ command: CliCommand }>>
 
 /** One line each for `waybill --help`; kept here so the help does not load every command. */
@@ -23,6 +24,7 @@ const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
   rebuild: 'rebuild the orders read model into a new file and swap to it',
   verify: 'check the log, every hash chain, and that the read model matches the log',
   projector: 'run the read-model projector as its own process',
+  store: 'check that the configured event store keeps every promise Waybill relies on (store check)',
 }
 
 function usage(): string {

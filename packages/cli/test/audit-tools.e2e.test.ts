@@ -136,7 +136,7 @@ t.test('scripts/replay-order.sh reads a relative WAYBILL_DATA_DIR from where it 
 t.test('a command whose reader goes away (| head) stops quietly with exit 0', async (t) => {
   const dataDir = await seeded(t)
   const child = spawn(process.execPath, [MAIN, 'projector', '--status-every', '1'], {
-    env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir, WAYBILL_PROJECTOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })

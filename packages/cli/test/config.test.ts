@@ -16,6 +16,7 @@ const DEFAULTS: WaybillConfig = {
   eventstoreConnectionString: null,
   logLevel: 'info',
   metrics: { host: '127.0.0.1', port: 9464 },
+  projectorPort: 9465,
   rateLimit: { max: 1000, windowMs: 1000 },
   addressRateLimit: 5000,
   maxConnections: 4096,
@@ -38,8 +39,8 @@ t.test('nothing set: the defaults', async (t) => {
 t.test('the schema is data: every variable has a description, and the defaults are the ones loadConfig uses', async (t) => {
   t.same(NAMES, ['WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_TLS_CERT', 'WAYBILL_TLS_KEY',
     'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
-    'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_MAX_CONNECTIONS', 'WAYBILL_TLS_MIN_VERSION',
-    'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'LOG_LEVEL'])
+    'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS',
+    'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'LOG_LEVEL'])
   for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
   const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
     .map((name) => [name, String(PROPERTIES[name]!.default)]))
@@ -71,7 +72,8 @@ t.test('each variable: good values and what they become', async (t) => {
     [{ WAYBILL_RATE_LIMIT: String(Number.MAX_SAFE_INTEGER) }, { rateLimit: { max: Number.MAX_SAFE_INTEGER, windowMs: 1000 } }],
     [{ WAYBILL_METRICS_PORT: '9090' }, { metrics: { host: '127.0.0.1', port: 9090 } }],
     [{ WAYBILL_METRICS_PORT: '0' }, { metrics: { host: '127.0.0.1', port: 0 } }],
-    [{ WAYBILL_METRICS_HOST: '0.0.0.0' }, { metrics: { host: '0.0.0.0', port: 9464 } }],
+    [{ WAYBILL_METRICS_HOST: '10.0.0.5' }, { metrics: { host: '10.0.0.5', port: 9464 } }],
+    [{ WAYBILL_PROJECTOR_PORT: '9100' }, { projectorPort: 9100 }],
     [{ WAYBILL_RATE_LIMIT_PER_ADDRESS: '20000' }, { addressRateLimit: 20000 }],
     [{ WAYBILL_MAX_CONNECTIONS: '100' }, { maxConnections: 100 }],
     [{ WAYBILL_TLS_MIN_VERSION: 'TLSv1.3' }, { tlsPolicy: { minVersion: 'TLSv1.3' } }],

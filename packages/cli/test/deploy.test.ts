@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse, parseAllDocuments } from 'yaml'
+import { connectionStringProblem } from '@waybill/event-store'
 import { CONFIG_SCHEMA, loadConfig } from '../src/config.js'
 
 // What can be checked of deploy/ without Docker or a cluster: every file parses, every
@@ -75,7 +76,7 @@ t.test('the ingress Deployment has probes on the key-less endpoints, limits, and
   const [container] = deployment!.spec.template.spec.containers as Doc[]
   const portNumber = (ref: string | number): number =>
     typeof ref === 'number' ? ref : (container!.ports as Doc[]).find((p) => p.name === ref)?.containerPort as number
-  t.same((container!.ports as Doc[]).map((p) => p.containerPort as number).sort(), [config.httpPort, config.httpsPort].sort(), 'container ports are WAYBILL_HTTP(S)_PORT')
+  t.same((container!.ports as Doc[]).map((p) => p.containerPort as number).sort(), [config.httpPort, config.httpsPort, config.metrics.port].sort(), 'container ports are WAYBILL_HTTP(S)_PORT and WAYBILL_METRICS_PORT')
   t.match(container!.livenessProbe?.httpGet, { path: '/healthz', scheme: 'HTTPS' }, 'liveness on /healthz')
   t.match(container!.readinessProbe?.httpGet, { path: '/readyz', scheme: 'HTTPS' }, 'readiness on /readyz')
   t.equal(portNumber(container!.livenessProbe.httpGet.port as string | number), config.httpsPort)
@@ -91,7 +92,7 @@ t.test('the ingress Deployment has probes on the key-less endpoints, limits, and
   t.same(claim?.spec.accessModes, ['ReadWriteMany'], 'shared by every instance')
   t.ok(mounts.some((m) => config.tls?.certPath.startsWith(`${m}/`)), 'WAYBILL_TLS_CERT is on a mounted volume')
   const service = all.find((m) => m.kind === 'Service' && m.metadata.name === 'waybill-ingress')
-  t.same((service!.spec.ports as Doc[]).map((p) => portNumber(p.targetPort as string | number)).sort(), [config.httpPort, config.httpsPort].sort(), 'the Service targets both listeners')
+  t.same((service!.spec.ports as Doc[]).map((p) => portNumber(p.targetPort as string | number)).sort(), [config.httpPort, config.httpsPort].sort(), 'the Service targets both listeners, never the metrics port')
 })
 
 t.test('the projector Deployment runs `waybill projector` on the same configuration', async (t) => {
@@ -101,26 +102,80 @@ t.test('the projector Deployment runs `waybill projector` on the same configurat
   t.same(container!.args, ['projector'])
   t.same((container!.envFrom as Doc[]).map((e) => (e.configMapRef?.name ?? e.secretRef?.name) as string | undefined), ['waybill-config', 'waybill-eventstore'])
   t.ok(container!.resources?.limits?.memory)
+  const configMap = all.find((m) => m.kind === 'ConfigMap')!
+  const config = loadConfig({ ...configMap.data, ...all.find((m) => m.metadata.name === 'waybill-eventstore')!.stringData } as Record<string, string>)
+  const probePort = container!.livenessProbe?.httpGet?.port as string | undefined
+  const health = (container!.ports as Doc[]).find((p) => p.name === probePort)
+  t.equal(health?.containerPort, config.projectorPort, 'probes on WAYBILL_PROJECTOR_PORT')
+  t.match(container!.livenessProbe.httpGet, { path: '/healthz' })
+  t.match(container!.readinessProbe?.httpGet, { path: '/readyz', port: probePort })
+  t.equal(config.metrics.host, '0.0.0.0', 'the kubelet reaches the projector\'s listener on the pod address')
+})
+
+t.test('every workload has liveness and readiness probes', async (t) => {
+  for (const m of manifests().filter((m) => ['Deployment', 'StatefulSet'].includes(m.kind as string))) {
+    for (const c of m.spec.template.spec.containers as Doc[]) {
+      t.ok(c.livenessProbe, `${m.kind}/${m.metadata.name} ${c.name}: liveness`)
+      t.ok(c.readinessProbe, `${m.kind}/${m.metadata.name} ${c.name}: readiness`)
+    }
+  }
+})
+
+t.test('every Kubernetes manifest validates against the Kubernetes schemas', async (t) => {
+  // kubernetes-models carries the API's OpenAPI schemas, one model per kind; validate() throws
+  // with the failing paths. Core kinds live under `v1`, the others under `<group>/<version>`.
+  for (const manifest of manifests()) {
+    const apiVersion = manifest.apiVersion as string
+    const kind = manifest.kind as string
+    const module = (await import(`kubernetes-models/${apiVersion}/${kind}`)) as Record<string, new (data: Doc) => { validate(): void }>
+    const Model = module[kind]
+    t.ok(Model, `a schema for ${apiVersion} ${kind}`)
+    if (Model === undefined) continue
+    t.doesNotThrow(() => { new Model(manifest).validate() }, `${kind}/${manifest.metadata.name as string} is valid`)
+  }
+  const deployment = manifests().find((m) => m.kind === 'Deployment')!
+  const broken: Doc = { ...deployment, spec: { ...(deployment.spec as Doc), replicas: 'two' } }
+  const { Deployment } = await import('kubernetes-models/apps/v1/Deployment')
+  t.throws(() => { new Deployment(broken).validate() }, 'and a broken one does not: the check has teeth')
+})
+
+t.test('EventStoreDB in Kubernetes: the CA is trusted alone, the admin password is set from a Secret', async (t) => {
+  const all = manifests()
+  const set = all.find((m) => m.kind === 'StatefulSet' && m.metadata.name === 'eventstoredb')!
+  const spec = set.spec.template.spec as Doc
+  const [container] = spec.containers as Doc[]
+  const env = Object.fromEntries((container!.env as Doc[]).map((e) => [e.name as string, e]))
+  const trusted = env.EVENTSTORE_TRUSTED_ROOT_CERTIFICATES_PATH?.value as string
+  const mount = (container!.volumeMounts as Doc[]).find((v) => v.mountPath === trusted)
+  const volume = (spec.volumes as Doc[]).find((v) => v.name === mount?.name)
+  t.same(volume?.secret?.items, [{ key: 'ca.crt', path: 'ca.crt' }], 'the trusted-roots directory holds the CA certificate and nothing else')
+  t.notOk((env.EVENTSTORE_CERTIFICATE_FILE?.value as string).startsWith(`${trusted}/`), 'the node certificate is elsewhere')
+  t.match(env.EVENTSTORE_DEFAULT_ADMIN_PASSWORD?.valueFrom?.secretKeyRef, { name: 'eventstoredb-admin', key: 'password' })
+  t.ok(all.find((m) => m.kind === 'Secret' && m.metadata.name === 'eventstoredb-admin'), 'that Secret is templated')
+  const connection = all.find((m) => m.metadata.name === 'waybill-eventstore')!.stringData.EVENTSTORE_CONNECTION_STRING as string
+  t.match(connection, /^esdb\+discover:\/\/waybill:[^@]+@eventstoredb\.waybill\.svc\.cluster\.local:2113\?/, 'user waybill, discovery through one DNS name')
 })
 
 const compose = parse(read('compose.yaml'), { merge: true }) as Doc
 const services = compose.services as Record<string, Doc>
 // A compose `environment` value may be a YAML number or boolean; the process gets its text.
 type ComposeEnv = Record<string, string | number | boolean>
-const WAYBILL_SERVICES = ['ingress-1', 'ingress-2', 'projector']
+const WAYBILL_SERVICES = ['ingress', 'projector']
 
-t.test('compose: a 3-node EventStoreDB cluster with TLS, two ingress instances, a projector, a proxy', async (t) => {
-  for (const name of ['certs', 'esdb-node1', 'esdb-node2', 'esdb-node3', ...WAYBILL_SERVICES, 'proxy']) t.ok(services[name], `service ${name}`)
+t.test('compose: a 3-node EventStoreDB cluster with TLS, N ingress instances, a projector, a proxy', async (t) => {
+  for (const name of ['certs', 'esdb-node1', 'esdb-node2', 'esdb-node3', 'esdb-users', ...WAYBILL_SERVICES, 'proxy']) t.ok(services[name], `service ${name}`)
+  t.equal(services.ingress!.deploy.replicas, 2, 'scaling the ingress is one number')
+  t.notOk(services.ingress!.networks?.waybill?.ipv4_address, 'ingress instances have no fixed address')
   for (const n of [1, 2, 3]) {
     const env = services[`esdb-node${n}`]!.environment as Record<string, string>
     t.equal(env.EVENTSTORE_CLUSTER_SIZE, '3')
     t.equal(env.EVENTSTORE_CERTIFICATE_FILE, `/certs/node${n}/node.crt`, `node ${n} has its own certificate`)
     t.notOk('EVENTSTORE_INSECURE' in env, 'not insecure')
   }
-  for (const name of ['ingress-1', 'ingress-2']) {
-    t.same(services[name]!.command, ['serve', '--no-projector'], `${name} leaves the shared read model to the projector`)
-  }
+  t.same(services.ingress!.command, ['serve', '--no-projector'], 'the ingress leaves the shared read model to the projector')
   t.same(services.projector!.command, ['projector'])
+  t.match(services.projector!.healthcheck?.test, ['CMD', 'node', '/app/healthcheck.mjs', '--projector'], 'the projector has a health check')
+  t.match(read('healthcheck.mjs'), /WAYBILL_PROJECTOR_PORT/)
 })
 
 t.test('compose: Waybill services use only known variables, with values loadConfig accepts', async (t) => {
@@ -130,16 +185,20 @@ t.test('compose: Waybill services use only known variables, with values loadConf
     const env = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, interpolate(String(v), exampleEnv)]))
     const config = loadConfig(env)
     t.equal(config.store, 'eventstoredb', `${name} runs on EventStoreDB`)
-    const hosts = /^esdb\+discover:\/\/[^@]+@([^?]+)\?/.exec(config.eventstoreConnectionString ?? '')?.[1]?.split(',') ?? []
-    t.same(hosts.map((h) => h.split(':')[0]), ['esdb-node1', 'esdb-node2', 'esdb-node3'], `${name} connects to the three nodes`)
+    // esdb://, not esdb+discover://: with several hosts the client would use the first only.
+    const hosts = /^esdb:\/\/waybill:[^@]+@([^?]+)\?/.exec(config.eventstoreConnectionString ?? '')?.[1]?.split(',') ?? []
+    t.same(hosts.map((h) => h.split(':')[0]), ['esdb-node1', 'esdb-node2', 'esdb-node3'], `${name} gossips over the three nodes as the user waybill`)
+    t.equal(connectionStringProblem(config.eventstoreConnectionString ?? ''), null, `${name}: a connection string the adapter accepts`)
+    t.equal(config.metrics.port, 9464, `${name}: /metrics on a private port`)
     t.match(config.eventstoreConnectionString, /tls=true/)
     const mounts = (services[name]!.volumes as string[]).map((v) => v.split(':')[1])
     t.ok(mounts.includes(config.dataDir), `${name}: WAYBILL_DATA_DIR is the shared volume`)
     const tlsCa = /tlsCAFile=([^&]+)/.exec(config.eventstoreConnectionString ?? '')?.[1] ?? ''
     t.ok(mounts.some((m) => tlsCa.startsWith(`${m}/`)), `${name}: the CA file is mounted`)
-    if (name.startsWith('ingress')) {
-      t.same((services[name]!.expose as string[]).map(Number).sort(), [config.httpPort, config.httpsPort].sort(), `${name} exposes WAYBILL_HTTP(S)_PORT`)
+    if (name === 'ingress') {
+      t.same((services[name]!.expose as string[]).map(Number).sort(), [config.httpPort, config.httpsPort, config.metrics.port].sort(), `${name} exposes WAYBILL_HTTP(S)_PORT and the metrics port, on the private network`)
     }
+    t.notOk((services[name]!.volumes as string[]).some((v) => v.startsWith('certs:')), `${name} mounts no node or CA key`)
   }
   const dataVolumes = WAYBILL_SERVICES.map((name) => (services[name]!.volumes as string[]).find((v) => v.endsWith(':/var/lib/waybill')))
   t.ok(dataVolumes.every((v) => v === dataVolumes[0]), 'every instance mounts the same data volume (blobs are shared)')
@@ -160,13 +219,15 @@ t.test('compose: WAYBILL_TRUST_PROXY names the proxy\'s fixed address, and only 
   for (const [name, service] of Object.entries(services)) if (name !== 'proxy') t.notOk(service.ports, `${name} publishes nothing`)
 })
 
-t.test('the proxy forwards to both ingress instances on WAYBILL_HTTPS_PORT and never redirects plain HTTP', async (t) => {
+t.test('the proxy forwards to every ingress instance on WAYBILL_HTTPS_PORT, never redirects plain HTTP, never serves /metrics', async (t) => {
   const caddyfile = read('proxy/Caddyfile')
-  const config = loadConfig(Object.fromEntries(Object.entries(services['ingress-1']!.environment as ComposeEnv)
+  const config = loadConfig(Object.fromEntries(Object.entries(services.ingress!.environment as ComposeEnv)
     .map(([k, v]) => [k, interpolate(String(v), exampleEnv)])))
-  const upstreams = [...caddyfile.matchAll(/https:\/\/([a-z0-9-]+):(\d+)/g)].map((m) => ({ host: m[1], port: Number(m[2]) }))
-  t.same(upstreams.map((u) => u.host).sort(), ['ingress-1', 'ingress-2'])
-  for (const u of upstreams) t.equal(u.port, config.httpsPort, `${u.host} on WAYBILL_HTTPS_PORT`)
+  const upstream = /dynamic a ([a-z0-9-]+) (\d+)/.exec(caddyfile)
+  t.equal(upstream?.[1], 'ingress', 'every address of the name `ingress`')
+  t.equal(Number(upstream?.[2]), config.httpsPort, 'on WAYBILL_HTTPS_PORT')
+  t.match(caddyfile, /^\s*respond \/metrics\* 404$/m, '/metrics is not answered from outside')
+  t.notOk((services.proxy!.volumes as string[]).some((v) => v.startsWith('certs:') || v.startsWith('waybill-tls:')), 'the proxy mounts no key')
   t.match(caddyfile, /http:\/\/\{\$WAYBILL_PUBLIC_HOST/, 'a plain-HTTP site that proxies')
   t.notMatch(caddyfile.replace(/#.*$/gm, ''), /\bredir\b/, 'no redirect')
   t.match(caddyfile, /health_uri \/readyz/)
@@ -184,6 +245,6 @@ t.test('the Dockerfile builds in stages, runs as non-root and checks /healthz', 
   for (const name of Object.keys(env)) t.ok(KNOWN.has(name), `Dockerfile sets ${name}, a configuration variable`)
   const config = loadConfig(env)
   const exposed = /^EXPOSE (.+)$/m.exec(dockerfile)?.[1]?.split(/\s+/).map(Number) ?? []
-  t.same(exposed.sort(), [config.httpPort, config.httpsPort].sort(), 'EXPOSE matches the configured ports')
+  t.same(exposed.sort(), [config.httpPort, config.httpsPort, 9464, config.projectorPort].sort(), 'EXPOSE matches the configured ports (and the metrics ports)')
   t.match(dockerfile, /ENTRYPOINT \["node", "\/app\/packages\/cli\/dist\/main\.js"\]/)
 })

@@ -23,6 +23,8 @@ export function reappendRevision(expected: ExpectedRevision, storedRevision: num
   return storedRevision
 }
 
+const LOWERCASE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
 /**
  * Checks the shape of an append request. Throws before anything is queued or written; after it,
  * `events` is known to hold at least one event.
@@ -32,7 +34,11 @@ export function validateAppend(streamName: string, events: readonly EventData[],
   if (events.length === 0) throw new RangeError(`append to ${streamName}: no events`)
   const ids = new Set<string>()
   for (const event of events) {
-    if (typeof event.id !== 'string' || event.id.length === 0) throw new TypeError('event id must be a non-empty string')
+    // EventStoreDB keeps ids as UUIDs and answers them lowercased: only that form round-trips
+    // unchanged on every adapter, so that an id read back compares equal to the id appended.
+    if (typeof event.id !== 'string' || !LOWERCASE_UUID.test(event.id)) {
+      throw new TypeError(`event id must be a lowercase UUID, got ${JSON.stringify(event.id)}`)
+    }
     if (ids.has(event.id)) throw new RangeError(`append to ${streamName}: event id ${event.id} appears twice`)
     ids.add(event.id)
     if (typeof event.type !== 'string' || event.type.length === 0) throw new TypeError('event type must be a non-empty string')

@@ -25,3 +25,17 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError'
   }
 }
+
+/**
+ * The stream was deleted behind the store's back (an operator's tombstone or soft delete on
+ * EventStoreDB). Waybill never deletes a stream, so this is not a retryable outage but data
+ * that is gone: reads and appends of that stream refuse rather than start it again elsewhere
+ * than revision 0.
+ */
+export class StreamDeletedError extends Error {
+  readonly code = 'stream_deleted'
+  constructor(readonly streamName: string, detail: string, options?: { cause?: unknown }) {
+    super(`stream ${streamName} was deleted: ${detail}`, options)
+    this.name = 'StreamDeletedError'
+  }
+}

@@ -11,3 +11,4 @@ export { handleCommand, type HandleCommandOptions, type CommandResult } from './
 export { openFileBlobStore, type BlobStore } from './blob/file-blob-store.js'
 export { summarizeBatchSizes } from './sqlite/group-commit-stats.js'
 export * from './eventstoredb/index.js'
+export * from './preflight/index.js'

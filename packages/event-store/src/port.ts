@@ -2,7 +2,30 @@
  * The EventStore port. Its semantics are EventStoreDB's, so that switching adapters changes
  * nothing above it: revisions count from 0 per stream, every append states what it expects the
  * stream's revision to be, and the global log is read by position.
+ *
+ * Promises every adapter keeps (the contract suite and `waybill store check` test them):
+ * - **Read your writes.** A read that starts after an append resolved sees that append, on any
+ *   instance: a clustered store answers reads from its leader, never from a follower that may
+ *   trail it.
+ * - **Idempotency, per stream.** Event ids are lowercase UUIDs (anything else is a `TypeError`
+ *   before anything is written), and an id stands at most once in a stream, whatever the
+ *   expected revision. An append whose ids all stand already, consecutively, where its expected
+ *   revision puts them (revision 0 for `no_stream`, `n + 1` for `n`, anywhere for `any` and
+ *   `stream_exists`) resolves with the original result and writes nothing; an append any of
+ *   whose ids stand anywhere else in the stream is a `WrongExpectedVersionError`. Ids in other
+ *   streams are not looked at: the embedded stores happen to refuse them too, EventStoreDB
+ *   cannot, so nothing above the port may rely on it.
+ * - **Bounded calls.** No call waits on the store for ever: an append or read the store does not
+ *   answer in time fails with `StoreUnavailableError` (nothing is acknowledged).
+ * - **Close.** `close()` waits for the calls in flight to settle, then releases the store; every
+ *   call after it fails with `StoreUnavailableError`.
+ * - **Deleted streams.** No adapter deletes a stream. A stream deleted behind the store's back
+ *   (an operator's tombstone or soft delete on EventStoreDB) answers `StreamDeletedError` to
+ *   reads and appends, never events numbered from somewhere other than 0.
  */
+
+/** `readAll`'s batch when no `maxCount` is given, the same on every adapter. */
+export const DEFAULT_READ_ALL_MAX_COUNT = 1000
 
 /** Where an event sits in the global log. SQLite uses commit = prepare = a gap-free sequence. */
 export interface Position {
@@ -19,7 +42,7 @@ export interface Position {
  */
 export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number
 
-/** Event to append. `id` is a UUID chosen by the caller; re-appending the same ids is idempotent. */
+/** Event to append. `id` is a lowercase UUID chosen by the caller; re-appending the same ids is idempotent. */
 export interface EventData {
   readonly id: string
   readonly type: string
@@ -61,6 +84,7 @@ export interface ReadStreamOptions {
 export interface ReadAllOptions {
   /** Read events strictly after this position; from the beginning when absent. */
   readonly after?: Position | null
+  /** At most this many events; `DEFAULT_READ_ALL_MAX_COUNT` when absent. */
   readonly maxCount?: number
   /** Only streams whose category (the part before the first `-`) is one of these. */
   readonly categories?: readonly string[]
@@ -106,12 +130,32 @@ export interface WriteStats {
   readonly maxBatchSize: number
 }
 
+/** What `serverInfo` tells: which store this is, and which server version answers. */
+export interface StoreInfo {
+  /** `sqlite`, `memory` or `eventstoredb`. */
+  readonly kind: string
+  /** The server's or library's version, as it reports it. */
+  readonly version: string
+  /** Where it is, for an operator (a path, or a connection string with the password hidden). */
+  readonly location: string
+}
+
+/** What `countAfter` is asked for. */
+export interface CountOptions {
+  /** Count events strictly after this position; from the beginning when absent. */
+  readonly after?: Position | null
+  readonly categories?: readonly string[]
+  /** Stop counting here; the answer is then `limit` ("at least"). */
+  readonly limit: number
+}
+
 /** The part of the port that runs a command: read a stream, append to it. */
 export interface StreamStore {
   /**
    * Appends atomically, after checking `expectedRevision`. Resolves only once the events are
    * durable. Throws `WrongExpectedVersionError` when the check fails. Re-appending events whose
-   * ids already stand at that place in the stream changes nothing and resolves as the first did.
+   * ids already stand at that place in the stream changes nothing and resolves as the first did;
+   * an id that stands anywhere else in the stream is a `WrongExpectedVersionError` (see above).
    */
   appendToStream(streamName: string, events: readonly EventData[], options?: AppendOptions): Promise<AppendResult>
   /** Events of one stream in revision order; an empty array when the stream does not exist. */
@@ -124,10 +168,11 @@ export interface StreamStore {
  * instead of guessing from the object's shape.
  */
 export interface EventStore extends StreamStore {
-  /** One batch of the global log in position order. */
+  /** One batch of the global log in position order, at most `DEFAULT_READ_ALL_MAX_COUNT` unless told. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>
   /** Position of the last event in the global log, or null when it is empty. */
   headPosition(): Promise<Position | null>
+  /** Waits for the calls in flight, then releases the store; later calls fail with `StoreUnavailableError`. */
   close(): Promise<void>
 
   /**
@@ -145,4 +190,11 @@ export interface EventStore extends StreamStore {
    * the log leave no gap and cannot be seen here.
    */
   gaps?(sample?: number): Promise<LogGaps>
+  /** Which store and server version answer: for `waybill store check` and start-up logs. */
+  serverInfo?(): Promise<StoreInfo>
+  /**
+   * How many events lie after a position, up to `limit`: the projector's lag in events where
+   * positions are not event counts. Stores that can count without reading the events offer it.
+   */
+  countAfter?(options: CountOptions): Promise<number>
 }

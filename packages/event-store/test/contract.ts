@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
 import {
-  comparePositions, type EventData, type EventStore, type ExpectedRevision, type RecordedEvent,
-  verifyStreamChain, WrongExpectedVersionError,
+  comparePositions, type EventData, type EventStore, PREFLIGHT_CHECKS, preflightContext, type RecordedEvent,
+  verifyStreamChain,
 } from '../src/index.js'
 
 export interface ContractSubject {
@@ -17,8 +17,6 @@ export interface ContractSubject {
   /** Opens the same store again after `close()` (same file, same server); omit to skip that test. */
   readonly reopen?: () => Promise<EventStore>
 }
-
-const RACERS = 50
 
 export function eventStoreContract(t: Test, subject: ContractSubject): Promise<unknown> {
   return t.test(`EventStore contract: ${subject.name}`, async (t) => {
@@ -58,112 +56,15 @@ export function eventStoreContract(t: Test, subject: ContractSubject): Promise<u
       t.same(await store.readStream(name, { fromRevision: 4 }), [])
     })
 
-    const rejects = async (t: Test, name: string, expected: ExpectedRevision, actual: number | 'no_stream'): Promise<void> => {
-      const error = await store.appendToStream(name, [event()], { expectedRevision: expected }).then(
-        () => null, (caught: unknown) => caught)
-      t.ok(error instanceof WrongExpectedVersionError, `expected ${String(expected)} is refused`)
-      const wrong = error as WrongExpectedVersionError
-      t.equal(wrong.code, 'wrong_expected_version')
-      t.equal(wrong.streamName, name)
-      t.equal(wrong.expected, expected)
-      t.equal(wrong.actual, actual, 'the error carries the actual revision')
+    // The port's promises that `waybill store check` also checks against a deployed store: one
+    // home for each (src/preflight), run here against every adapter.
+    const preflight = preflightContext(store, () => subject.open(), `p${run}`)
+    for (const check of PREFLIGHT_CHECKS) {
+      t.test(check.name, async (t) => {
+        await check.run(preflight)
+        t.pass(check.name)
+      })
     }
-
-    t.test('expected revision: every case', async (t) => {
-      const existing = stream()
-      await store.appendToStream(existing, [event(), event()], { expectedRevision: 'no_stream' })
-
-      t.test('no_stream: accepted on a new stream, refused on an existing one', async (t) => {
-        t.equal((await store.appendToStream(stream(), [event()], { expectedRevision: 'no_stream' })).nextExpectedRevision, 0)
-        await rejects(t, existing, 'no_stream', 1)
-      })
-      t.test('stream_exists: refused on a new stream, accepted on an existing one', async (t) => {
-        await rejects(t, stream(), 'stream_exists', 'no_stream')
-        const name = stream()
-        await store.appendToStream(name, [event()], { expectedRevision: 'no_stream' })
-        t.equal((await store.appendToStream(name, [event()], { expectedRevision: 'stream_exists' })).nextExpectedRevision, 1)
-      })
-      t.test('any: accepted on a new stream and on an existing one; the default', async (t) => {
-        const name = stream()
-        t.equal((await store.appendToStream(name, [event()], { expectedRevision: 'any' })).nextExpectedRevision, 0)
-        t.equal((await store.appendToStream(name, [event()], { expectedRevision: 'any' })).nextExpectedRevision, 1)
-        t.equal((await store.appendToStream(name, [event()])).nextExpectedRevision, 2)
-      })
-      t.test('exact revision: right is accepted; wrong, too high, or on no stream is refused', async (t) => {
-        const name = stream()
-        await store.appendToStream(name, [event(), event()], { expectedRevision: 'no_stream' })
-        await rejects(t, name, 0, 1)
-        await rejects(t, name, 5, 1)
-        await rejects(t, stream(), 0, 'no_stream')
-        t.equal((await store.appendToStream(name, [event()], { expectedRevision: 1 })).nextExpectedRevision, 2)
-        t.equal((await store.readStream(name)).length, 3, 'refused appends wrote nothing')
-      })
-    })
-
-    t.test(`${RACERS} racing appends with no_stream: exactly one wins`, async (t) => {
-      const name = stream()
-      const racers = Array.from({ length: RACERS }, () => event())
-      const results = await Promise.allSettled(
-        racers.map((racer) => store.appendToStream(name, [racer], { expectedRevision: 'no_stream' })))
-      const winners = results.flatMap((result, i) => (result.status === 'fulfilled' ? [racers[i]!.id] : []))
-      const losers = results.filter((result) => result.status === 'rejected')
-      t.equal(winners.length, 1, 'one append wins')
-      t.equal(losers.length, RACERS - 1)
-      t.ok(losers.every((loser) => loser.reason instanceof WrongExpectedVersionError && loser.reason.actual === 0),
-        'every loser sees the winner at revision 0')
-      t.same((await store.readStream(name)).map((e) => e.id), winners, 'the stream holds the winner only')
-    })
-
-    t.test('idempotent re-append', async (t) => {
-      const name = stream()
-      const pair = [event('A'), event('B')]
-      const first = await store.appendToStream(name, pair, { expectedRevision: 'no_stream' })
-
-      t.same(await store.appendToStream(name, pair, { expectedRevision: 'no_stream' }), first,
-        'the same ids at the same place answer as the first append did')
-      t.same(await store.appendToStream(name, pair, { expectedRevision: 'any' }), first, 'with any, too')
-
-      const third = event('C')
-      const appended = await store.appendToStream(name, [third], { expectedRevision: 1 })
-      t.same(await store.appendToStream(name, [third], { expectedRevision: 1 }), appended, 'with an exact revision')
-      const after = await store.readStream(name)
-      t.same(after.map((e) => e.id), [...pair, third].map((e) => e.id), 'nothing was written twice')
-
-      await rejects(t, name, 0, 2)
-      const misplaced = await store.appendToStream(name, [third], { expectedRevision: 0 }).then(() => null, (e: unknown) => e)
-      t.ok(misplaced instanceof WrongExpectedVersionError, 'the same id expected at another place is a conflict')
-      t.equal((await store.readStream(name)).length, 3)
-    })
-
-    t.test('readAll reads strictly after a position, in order, by category, in batches', async (t) => {
-      const category = `r${run}`
-      const before = await store.headPosition()
-      const names = [stream(category), stream(category)]
-      const written = [event(), event(), event()]
-      await store.appendToStream(names[0]!, [written[0]!], { expectedRevision: 'no_stream' })
-      await store.appendToStream(stream(), [event()], { expectedRevision: 'no_stream' })
-      await store.appendToStream(names[1]!, [written[1]!], { expectedRevision: 'no_stream' })
-      await store.appendToStream(names[0]!, [written[2]!], { expectedRevision: 0 })
-
-      const head = await store.headPosition()
-      t.ok(head !== null && (before === null || comparePositions(head, before) > 0), 'the head moved')
-      const mine = await store.readAll({ after: before, categories: [category] })
-      t.same(mine.map((e) => e.id), written.map((e) => e.id), 'only the category asked for, in log order')
-      t.same(mine.at(-1)!.position, head, 'the head is the last event written')
-
-      const afterFirst = await store.readAll({ after: mine[0]!.position, categories: [category] })
-      t.same(afterFirst.map((e) => e.id), written.slice(1).map((e) => e.id), 'after is exclusive')
-      const one = await store.readAll({ after: before, categories: [category], maxCount: 1 })
-      t.same(one.map((e) => e.id), [written[0]!.id], 'maxCount bounds the batch')
-      t.same(await store.readAll({ after: head, categories: [category] }), [], 'nothing after the head')
-
-      const unfiltered = await store.readAll({ after: mine[0]!.position, maxCount: 10 })
-      t.ok(unfiltered.every((e, i) => comparePositions(e.position, i === 0 ? mine[0]!.position : unfiltered[i - 1]!.position) > 0),
-        'the whole log reads in increasing positions')
-      t.same(unfiltered.filter((e) => e.streamName.startsWith(`${category}-`)).map((e) => e.id),
-        written.slice(1).map((e) => e.id))
-      t.ok(unfiltered.some((e) => !e.streamName.startsWith(`${category}-`)), 'without categories, every stream is read')
-    })
 
     t.test('metadata round trip with the hash chain', async (t) => {
       const name = stream()

@@ -48,10 +48,10 @@ t.test('a cluster that accepts but never answers fails within the timeout', asyn
   }
 })
 
-t.test('gossip discovery of an absent cluster is bounded too', async (t) => {
+t.test('gossip over a seed list of an absent cluster is bounded too', async (t) => {
   const port = await silentServer(t)
   const { error, ms } = await timeToFail(openEventStoreDbStore({
-    connectionString: `esdb+discover://127.0.0.1:${port},127.0.0.1:1?tls=false`, connectTimeoutMs: 1_000,
+    connectionString: `esdb://127.0.0.1:${port},127.0.0.1:1?tls=false`, connectTimeoutMs: 1_000,
   }))
   t.type(error, StoreUnavailableError)
   t.ok(ms < 5_000, `failed in ${ms} ms`)
@@ -73,6 +73,9 @@ t.test('options the client would only warn about (printing the password) are ref
     ['esdb://admin:pw@127.0.0.1:1?tls=false&foo=bar', /unknown option "foo"/],
     ['esdb://admin:pw@127.0.0.1:1?tlsVerifyCert=false', /tlsVerifyCert=false is not supported/],
     ['esdb://admin:pw@127.0.0.1:1?nodePreference=nowhere', /is not a valid connection string/],
+    ['esdb://admin:pw@127.0.0.1:1?DnsDiscover=true', /is not supported/],
+    ['esdb://admin:p:w@127.0.0.1:1', /percent-encode/],
+    ['esdb+discover://admin:pw@127.0.0.1:1,127.0.0.2:1', /uses only the first of 2 hosts/],
   ] as const) {
     const { error } = await timeToFail(openEventStoreDbStore({ connectionString }))
     t.match((error as Error).message, pattern, connectionString)

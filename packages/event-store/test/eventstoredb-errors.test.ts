@@ -11,7 +11,7 @@ import {
   WrongExpectedVersionError as ClientWrongExpectedVersionError,
   convertToCommandError,
 } from '@eventstore/db-client'
-import { StoreUnavailableError, WrongExpectedVersionError } from '../src/errors.js'
+import { StoreUnavailableError, StreamDeletedError as PortStreamDeletedError, WrongExpectedVersionError } from '../src/errors.js'
 import { isStreamNotFound, mapClientError } from '../src/eventstoredb/map-error.js'
 
 // What a gRPC failure from the server looks like when it reaches the client: a status code,
@@ -92,9 +92,14 @@ t.test('access denied says to look at the credentials', async (t) => {
   t.match((mapped as Error).message, /EVENTSTORE_CONNECTION_STRING/)
 })
 
+t.test('a tombstoned stream becomes the port\'s StreamDeletedError, naming the stream', async (t) => {
+  const mapped = mapClientError(StreamDeletedError.fromStreamName('order-acme-4'))
+  t.type(mapped, PortStreamDeletedError)
+  t.equal((mapped as PortStreamDeletedError).streamName, 'order-acme-4')
+  t.equal((mapped as PortStreamDeletedError).code, 'stream_deleted')
+})
+
 t.test('anything else passes through unchanged', async (t) => {
-  const deleted = StreamDeletedError.fromStreamName('order-acme-4')
-  t.equal(mapClientError(deleted), deleted)
   const plain = new TypeError('bug')
   t.equal(mapClientError(plain), plain)
   t.equal(mapClientError('odd'), 'odd')

@@ -140,19 +140,18 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     await app.close()
     throw error
   }
-  const urlOf = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`
   const httpsPort = (httpsServer.address() as AddressInfo).port
 
   return {
     app,
-    httpsUrl: `https://${urlOf(config.host, httpsPort)}`,
+    httpsUrl: `https://${hostInUrl(config.host)}:${httpsPort}`,
     httpsPort,
     httpPort: (plain.address() as AddressInfo).port,
     certPath: tls.certPath,
     sandbox,
     metricsUrl: metricsServer === null || config.metrics == null
       ? null
-      : `http://${urlOf(config.metrics.host, (metricsServer.address() as AddressInfo).port)}/metrics`,
+      : `http://${hostInUrl(config.metrics.host)}:${(metricsServer.address() as AddressInfo).port}/metrics`,
     close: async () => {
       draining = true
       const others = closeAll()
@@ -160,4 +159,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
       await others
     },
   }
+}
+
+function hostInUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host
 }

@@ -3,6 +3,7 @@ import { startProjector, type ProjectorLogger } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
+import { listenProjectorHealth } from '../projector-listener.js'
 import { closeOnSignals } from '../shutdown.js'
 
 const HELP = `Usage: waybill projector [--batch-size <n>] [--status-every <seconds>]
@@ -10,8 +11,9 @@ const HELP = `Usage: waybill projector [--batch-size <n>] [--status-every <secon
 Runs the orders projector as its own process (so ingress and projector scale apart): reads the
 event log from the read model's checkpoint, applies each batch and moves the checkpoint in one
 transaction, follows new events, retries with back-off while the store is away. Prints a status
-line (checkpoint, head, lag) every --status-every seconds (default 10). SIGINT/SIGTERM stop it
-after the batch in flight.
+line (checkpoint, head, lag in events) every --status-every seconds (default 10). Serves
+/healthz, /readyz and /metrics (lag in events) on WAYBILL_PROJECTOR_PORT (default 9465) at
+WAYBILL_METRICS_HOST (default 127.0.0.1). SIGINT/SIGTERM stop it after the batch in flight.
 
   --batch-size <n>        events per transaction (default 1000)
   --status-every <secs>   seconds between status lines (default 10)`
@@ -40,9 +42,18 @@ export const command: CliCommand = {
       const s = projector.status()
       process.stdout.write(`projector: ${s.state} checkpoint ${s.checkpoint ?? '-'} head ${s.head ?? '-'} lag ${s.lag} applied ${s.appliedEvents}\n`)
     }, statusEvery * 1000)
-    process.stdout.write(`projector: started on ${config.dataDir}\n`)
+    const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
+      clearInterval(timer)
+      await projector.stop()
+      await opened.close()
+      throw error
+    })
+    const address = health.address()
+    const port = typeof address === 'object' && address !== null ? address.port : config.projectorPort
+    process.stdout.write(`projector: started on ${config.dataDir}; health and metrics on http://${config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host}:${port}\n`)
     return closeOnSignals(async () => {
       clearInterval(timer)
+      health.close()
       await projector.stop()
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })

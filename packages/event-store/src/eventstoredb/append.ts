@@ -1,84 +1,114 @@
-import type { EventStoreDBClient } from '@eventstore/db-client'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
+import { expectedRevisionHolds, reappendRevision, validateAppend } from '../append-rules.js'
 import type { AppendResult, EventData, ExpectedRevision, RecordedEvent } from '../port.js'
 import { chainEvents } from './chain.js'
+import type { EsdbContext } from './context.js'
+import { refuseIfDeleted } from './deleted-stream.js'
 import { toClientEvent } from './event-codec.js'
 import { mapClientError } from './map-error.js'
 import { fromClientPosition } from './position.js'
 import { readStreamEvents } from './read.js'
 import { toClientExpectedRevision, toRevisionNumber } from './revision.js'
 
-/** How many times an `any`/`stream_exists` append re-reads the tail after losing a race. */
-const MAX_PINNED_ATTEMPTS = 20
-/** How far back an `any` append looks for its own ids, to recognise an exact retry. */
-const RETRY_WINDOW = 64
+/** Rounds of read-check-append before a contended `any`/`stream_exists` append gives up. */
+const MAX_ATTEMPTS = 20
+/** Looks at the stream after an append that timed out, for the events it may have written. */
+const RECOVERY_READS = [250, 500, 1_000, 2_000] as const
 
 /**
- * Appends with the hash chain intact. An exact revision or `no_stream` goes to the server as
- * is: the server's check makes reading the predecessor's hash and appending race-free, and its
- * idempotency answers an exact retry. `any` and `stream_exists` carry no such check, so a
- * concurrent append could slip between the read and the write and fork the chain; they are
- * therefore pinned to the revision just read and retried when another writer wins.
+ * Appends with the port's promises, which the server alone does not keep:
+ * - The whole stream is read first (from the leader) and the append is pinned to the revision
+ *   read, so that the hash chain cannot fork and the ids can be checked race-free: the server
+ *   checks ids only when the expected revision is behind the stream, and with `any` only among
+ *   recent events, so an id stored earlier would otherwise be written twice.
+ * - An append that loses the race is decided again on a fresh read: either its own ids are now
+ *   there (an identical append won: the original answer) or it is the conflict it seems.
+ * - An append the server did not answer in time may still land, and an identical append that
+ *   races one not yet replicated is dropped by the server without an answer. Before answering
+ *   `StoreUnavailableError`, the stream is read again for the ids: found where they belong,
+ *   the append succeeded.
  */
-export async function appendEvents(client: EventStoreDBClient, streamName: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
-  if (events.length === 0) throw new RangeError('appendToStream needs at least one event')
-  if (expected === 'no_stream') return appendPinned(client, streamName, events, 'no_stream', null, expected)
-  if (typeof expected === 'number') {
-    const [predecessor] = await readStreamEvents(client, streamName, { fromRevision: expected, maxCount: 1 })
-    if (predecessor === undefined) {
-      throw new WrongExpectedVersionError(streamName, expected, await lastRevision(client, streamName))
-    }
-    return appendPinned(client, streamName, events, expected, predecessor.hash, expected)
-  }
+export async function appendEvents(context: EsdbContext, streamName: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+  validateAppend(streamName, events, expected)
   for (let attempt = 1; ; attempt += 1) {
-    const tail = await readStreamEvents(client, streamName, { backwards: true, maxCount: RETRY_WINDOW })
-    const last = tail[0]
-    if (last === undefined && expected === 'stream_exists') throw new WrongExpectedVersionError(streamName, expected, 'no_stream')
-    const retried = findRetry(streamName, expected, tail, events)
-    if (retried !== undefined) return { nextExpectedRevision: retried.revision, position: retried.position }
+    const stream = await readStreamEvents(context, streamName)
+    if (stream.length === 0) await refuseIfDeleted(context, streamName)
+    const stored = alreadyStored(streamName, expected, stream, events)
+    if (stored !== undefined) return stored
+    const last = stream.at(-1)
+    if (!expectedRevisionHolds(expected, last?.revision ?? -1)) {
+      throw new WrongExpectedVersionError(streamName, expected, last?.revision ?? 'no_stream')
+    }
     try {
-      return await appendPinned(client, streamName, events, last?.revision ?? 'no_stream', last?.hash ?? null, expected)
+      return await appendPinned(context, streamName, events, last?.revision ?? 'no_stream', last?.hash ?? null, expected)
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError) || attempt >= MAX_PINNED_ATTEMPTS) throw error
+      if (error instanceof WrongExpectedVersionError && attempt < MAX_ATTEMPTS) continue
+      if (error instanceof StoreUnavailableError) return recoverOrThrow(context, streamName, events, expected, error)
+      throw error
     }
   }
 }
 
-async function appendPinned(client: EventStoreDBClient, streamName: string, events: readonly EventData[], pinned: number | 'no_stream', prevHash: string | null, reported: ExpectedRevision): Promise<AppendResult> {
+async function appendPinned(context: EsdbContext, streamName: string, events: readonly EventData[], pinned: number | 'no_stream', prevHash: string | null, reported: ExpectedRevision): Promise<AppendResult> {
   const firstRevision = pinned === 'no_stream' ? 0 : pinned + 1
   const chained = chainEvents(streamName, firstRevision, prevHash, events)
   let result
   try {
-    result = await client.appendToStream(streamName, chained.map(toClientEvent), { expectedRevision: toClientExpectedRevision(pinned) })
+    result = await context.client.appendToStream(streamName, chained.map(toClientEvent), { expectedRevision: toClientExpectedRevision(pinned) })
   } catch (error) {
     throw mapClientError(error, { streamName, expected: reported })
   }
+  // The connection string cannot turn throwOnAppendFailure off (connection-string.ts); this
+  // keeps a conflict a conflict even if a client were built another way.
+  if (!result.success) {
+    throw new WrongExpectedVersionError(streamName, reported, result.nextExpectedRevision < 0n ? 'no_stream' : toRevisionNumber(result.nextExpectedRevision))
+  }
   const nextExpectedRevision = toRevisionNumber(result.nextExpectedRevision)
+  const expectedLast = firstRevision + events.length - 1
+  if (nextExpectedRevision !== expectedLast) {
+    throw new Error(`stream ${streamName}: EventStoreDB put the events at revision ${nextExpectedRevision}, not ${expectedLast}`)
+  }
   if (result.position !== undefined && events.length === 1) return { nextExpectedRevision, position: fromClientPosition(result.position) }
-  // An idempotent re-append may be acknowledged without a position, and for a batch the
-  // acknowledged position is the transaction's, which the port does not promise is the last
-  // event's: the stored last event has the position the port means.
-  const [stored] = await readStreamEvents(client, streamName, { fromRevision: nextExpectedRevision, maxCount: 1 })
+  // For a batch the acknowledged position is the transaction's, which the port does not promise
+  // is the last event's: the stored last event has the position the port means.
+  const [stored] = await readStreamEvents(context, streamName, { fromRevision: nextExpectedRevision, maxCount: 1 })
   if (stored === undefined) throw new StoreUnavailableError(`stream ${streamName}: revision ${nextExpectedRevision} acknowledged but not readable`)
   return { nextExpectedRevision, position: stored.position }
 }
 
-async function lastRevision(client: EventStoreDBClient, streamName: string): Promise<number | 'no_stream'> {
-  const [last] = await readStreamEvents(client, streamName, { backwards: true, maxCount: 1 })
-  return last?.revision ?? 'no_stream'
+/**
+ * The original answer when the ids already stand in `stream`, consecutively, where `expected`
+ * puts them; undefined when none of them does; a conflict when they stand anywhere else.
+ */
+function alreadyStored(streamName: string, expected: ExpectedRevision, stream: readonly RecordedEvent[], events: readonly EventData[]): AppendResult | undefined {
+  const byId = new Map(stream.map((event) => [event.id, event]))
+  const found = events.map((event) => byId.get(event.id))
+  if (found.every((event) => event === undefined)) return undefined
+  const first = found[0]
+  const lastFound = found.at(-1)
+  const inPlace = first !== undefined && first.revision === reappendRevision(expected, first.revision)
+    && found.every((event, index) => event?.revision === first.revision + index)
+  if (inPlace && lastFound !== undefined) return { nextExpectedRevision: lastFound.revision, position: lastFound.position }
+  throw new WrongExpectedVersionError(streamName, expected, stream.at(-1)?.revision ?? 'no_stream')
 }
 
-/**
- * The last event of an earlier append of exactly these ids, in order, found in `tail` (newest
- * first). A batch that only partly matches is not a retry but a conflict.
- */
-function findRetry(streamName: string, expected: ExpectedRevision, tail: readonly RecordedEvent[], events: readonly EventData[]): RecordedEvent | undefined {
-  const oldestFirst = [...tail].reverse()
-  const start = oldestFirst.findIndex((event) => event.id === events[0]?.id)
-  if (start === -1) return undefined
-  const stored = oldestFirst.slice(start, start + events.length)
-  if (stored.length === events.length && stored.every((event, index) => event.id === events[index]?.id)) {
-    return stored[stored.length - 1]
+async function recoverOrThrow(context: EsdbContext, streamName: string, events: readonly EventData[], expected: ExpectedRevision, failure: StoreUnavailableError): Promise<AppendResult> {
+  for (const wait of RECOVERY_READS) {
+    await sleep(wait)
+    let stream: RecordedEvent[]
+    try {
+      stream = await readStreamEvents(context, streamName)
+    } catch {
+      continue
+    }
+    let stored: AppendResult | undefined
+    try {
+      stored = alreadyStored(streamName, expected, stream, events)
+    } catch {
+      throw failure
+    }
+    if (stored !== undefined) return stored
   }
-  throw new WrongExpectedVersionError(streamName, expected, tail[0]?.revision ?? 'no_stream')
+  throw failure
 }

@@ -1,6 +1,9 @@
 import { BACKWARDS, END, EventStoreDBClient } from '@eventstore/db-client'
 import { StoreUnavailableError } from '../errors.js'
+import { connectionStringProblem } from './connection-string.js'
+import { FROM_LEADER } from './context.js'
 import { mapClientError } from './map-error.js'
+import { serverVersionOf, serverVersionProblem } from './server-version.js'
 
 /** How long opening may take, connection and first answer together, unless told otherwise. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
@@ -11,43 +14,17 @@ export function redactConnectionString(connectionString: string): string {
   return connectionString.replace(/^([a-z+]+:\/\/[^:@/]+):.*@(?=[^@]*$)/i, '$1:***@')
 }
 
-/** The query options @eventstore/db-client 6 knows, compared as it does: case, '-' and '_' aside. */
-const CLIENT_OPTIONS = new Set([
-  'connectionname', 'defaultdeadline', 'discoveryinterval', 'dnsdiscover', 'gossiptimeout', 'keepaliveinterval',
-  'keepalivetimeout', 'maxdiscoverattempts', 'nodepreference', 'throwonappendfailure', 'tls', 'tlscafile',
-  'tlsverifycert', 'usercertfile', 'userkeyfile',
-])
-const flat = (key: string): string => key.trim().toLowerCase().replace(/[_-]/g, '')
-
-/**
- * What the client would only warn about on the console, printing the whole connection string
- * with its password: an option it does not know (ignored), or tlsVerifyCert=false (unsupported,
- * ignored). Refused here instead, with the string redacted; null when there is none.
- */
-function refusedOption(connectionString: string): string | null {
-  const query = connectionString.indexOf('?')
-  if (query < 0) return null
-  for (const pair of connectionString.slice(query + 1).split('&')) {
-    const [key = '', value = ''] = pair.split('=')
-    if (key.trim() === '') continue
-    if (!CLIENT_OPTIONS.has(flat(key))) return `unknown option "${key}" (known: ${[...CLIENT_OPTIONS].join(', ')}, in any case)`
-    if (flat(key) === 'tlsverifycert' && value.trim() === 'false') {
-      return 'tlsVerifyCert=false is not supported by the client; trust the server\'s CA with tlsCAFile=<path> instead'
-    }
-  }
-  return null
-}
-
 /**
  * Creates a client and proves the cluster answers by reading the head of `$all` (which also
- * proves the credentials may read the global log, as the projector must). The client connects
+ * proves the credentials may read the global log, as the projector must), then checks the
+ * server's version (connecting to a server too old to run on is refused). The client connects
  * lazily and its discovery retries on its own schedule, so without the outer timer a dead
  * cluster would keep start-up waiting; on timeout or failure the client is disposed and the
  * error names the (redacted) connection string.
  */
 export async function connectEventStoreDb(connectionString: string, timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): Promise<EventStoreDBClient> {
   const shown = redactConnectionString(connectionString)
-  const refused = refusedOption(connectionString)
+  const refused = connectionStringProblem(connectionString)
   if (refused !== null) throw new Error(`EVENTSTORE_CONNECTION_STRING ${shown}: ${refused}`)
   let client: EventStoreDBClient
   try {
@@ -64,9 +41,9 @@ export async function connectEventStoreDb(connectionString: string, timeoutMs = 
     timer = setTimeout(() => reject(new StoreUnavailableError(
       `EventStoreDB at ${shown} did not answer within ${timeoutMs} ms`)), timeoutMs)
   })
+  let version: string
   try {
-    await Promise.race([probe(client, timeoutMs), timeout])
-    return client
+    version = await Promise.race([probe(client, timeoutMs), timeout])
   } catch (error) {
     await client.dispose().catch(() => undefined)
     if (error instanceof StoreUnavailableError && error.cause === undefined) throw error
@@ -79,9 +56,16 @@ export async function connectEventStoreDb(connectionString: string, timeoutMs = 
   } finally {
     clearTimeout(timer)
   }
+  const tooOld = serverVersionProblem(version)
+  if (tooOld !== null) {
+    await client.dispose().catch(() => undefined)
+    throw new Error(`cannot use EventStoreDB at ${shown}: ${tooOld}`)
+  }
+  return client
 }
 
-async function probe(client: EventStoreDBClient, deadline: number): Promise<void> {
-  const head = client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline })
+async function probe(client: EventStoreDBClient, deadline: number): Promise<string> {
+  const head = client.readAll({ ...FROM_LEADER, direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline })
   for await (const _ of head) break
+  return serverVersionOf(client)
 }

@@ -10,6 +10,9 @@ import { toRevisionNumber } from './revision.js'
  */
 export const HASH_KEY = 'event_hash'
 
+/** What servers before 22.6 put where a stream read's position belongs: 2^64 − 1. */
+const NO_POSITION = 2n ** 64n - 1n
+
 /** An event ready to append: its place in the chain (`prev_hash`) and its own hash are known. */
 export interface ChainedEvent {
   readonly event: EventData
@@ -48,8 +51,12 @@ export function fromClientEvent(recorded: ClientRecordedEvent | AllStreamRecorde
   }
   const { [HASH_KEY]: hash, prev_hash: prevHash, ...rest } = metadata
   if (prevHash !== null && typeof prevHash !== 'string') throw new TypeError(`event ${where} has a malformed prev_hash`)
-  // Servers before 22.6 send no position on stream reads; the deployment needs 22.6 or later.
-  if (recorded.position === undefined) throw new TypeError(`event ${where} came without a position (EventStoreDB older than 22.6?)`)
+  // Servers before 22.6 answer stream reads with 2^64−1 for the position, which the client
+  // passes on as if it were one. Such servers are refused at connect (server-version.ts); this
+  // keeps a position that means "none" from ever reaching a checkpoint or an append result.
+  if (recorded.position === undefined || recorded.position.commit === NO_POSITION || recorded.position.prepare === NO_POSITION) {
+    throw new TypeError(`event ${where} came without a position (EventStoreDB older than 22.6?)`)
+  }
   const position = fromClientPosition(recorded.position)
   return {
     streamName: recorded.streamId,

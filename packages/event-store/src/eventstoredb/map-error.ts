@@ -3,12 +3,13 @@ import {
   CancelledError,
   DeadlineExceededError,
   NotLeaderError,
+  StreamDeletedError as ClientStreamDeletedError,
   StreamNotFoundError,
   TimeoutError,
   UnavailableError,
   WrongExpectedVersionError as ClientWrongExpectedVersionError,
 } from '@eventstore/db-client'
-import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
+import { StoreUnavailableError, StreamDeletedError, WrongExpectedVersionError } from '../errors.js'
 import type { ExpectedRevision } from '../port.js'
 import { fromClientExpectedRevision, fromClientRevision } from './revision.js'
 
@@ -21,7 +22,8 @@ export function isStreamNotFound(error: unknown): boolean {
  * Why a call failed, in the port's terms. A wrong expected version becomes the port's conflict
  * error carrying the stream's actual revision; anything that says the cluster cannot be reached
  * or did not answer in time becomes `StoreUnavailableError` (nothing was acknowledged, retry
- * later). Anything else is a bug or a misconfiguration and is passed through unchanged.
+ * later); a tombstoned stream becomes the port's `StreamDeletedError`. Anything else is a bug
+ * or a misconfiguration and is passed through unchanged.
  */
 export function mapClientError(error: unknown, context: { streamName?: string; expected?: ExpectedRevision } = {}): unknown {
   if (error instanceof ClientWrongExpectedVersionError) {
@@ -30,6 +32,10 @@ export function mapClientError(error: unknown, context: { streamName?: string; e
       context.expected ?? fromClientExpectedRevision(error.expectedVersion),
       fromClientRevision(error.actualVersion),
     )
+  }
+  if (error instanceof ClientStreamDeletedError) {
+    const streamName = context.streamName ?? error.streamName
+    return new StreamDeletedError(streamName, 'EventStoreDB tombstoned it; its name can never be used again', { cause: error })
   }
   if (error instanceof UnavailableError || error instanceof DeadlineExceededError
     || error instanceof TimeoutError || error instanceof NotLeaderError || error instanceof CancelledError) {

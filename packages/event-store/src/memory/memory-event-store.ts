@@ -4,23 +4,24 @@ import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
 import { expectedRevisionHolds, reappendRevision, validateAppend } from '../append-rules.js'
 import { hashEvent } from '../hash-chain.js'
 import type {
-  AppendOptions, AppendResult, EventData, EventStore, LogGaps, Position, ProjectionEvent, ProjectionReadOptions,
-  ReadAllOptions, ReadStreamOptions, RecordedEvent,
+  AppendOptions, AppendResult, CountOptions, EventData, EventStore, LogGaps, Position, ProjectionEvent, ProjectionReadOptions,
+  ReadAllOptions, ReadStreamOptions, RecordedEvent, StoreInfo,
 } from '../port.js'
+import { DEFAULT_READ_ALL_MAX_COUNT } from '../port.js'
 
 /** The in-memory adapter: the port and the abilities that make sense without a disk. */
 export interface MemoryEventStore extends EventStore {
   onAppended(listener: (head: Position) => void): () => void
   readAllForProjection(options?: ProjectionReadOptions): Promise<ProjectionEvent[]>
   gaps(sample?: number): Promise<LogGaps>
+  countAfter(options: CountOptions): Promise<number>
+  serverInfo(): Promise<StoreInfo>
 }
 
 export interface MemoryEventStoreOptions {
-  /** Default maxCount of readAll, as the SQLite store's. Default 1000. */
+  /** Default maxCount of readAll. Default `DEFAULT_READ_ALL_MAX_COUNT`, as on every adapter. */
   readonly readAllBatchSize?: number
 }
-
-const DEFAULT_READ_ALL_BATCH = 1000
 
 /**
  * An event store in this process's memory, for unit tests and for measuring the service
@@ -31,7 +32,7 @@ const DEFAULT_READ_ALL_BATCH = 1000
  * Nothing survives the process.
  */
 export function openMemoryEventStore(options: MemoryEventStoreOptions = {}): MemoryEventStore {
-  return new MemoryStore(options.readAllBatchSize ?? DEFAULT_READ_ALL_BATCH)
+  return new MemoryStore(options.readAllBatchSize ?? DEFAULT_READ_ALL_MAX_COUNT)
 }
 
 interface StoredEvent {
@@ -147,6 +148,15 @@ class MemoryStore implements MemoryEventStore {
   async gaps(): Promise<LogGaps> {
     this.#open()
     return { missing: 0, firstMissing: [] }
+  }
+
+  async countAfter(options: CountOptions): Promise<number> {
+    return this.#select({ after: options.after ?? null, maxCount: options.limit, ...(options.categories !== undefined ? { categories: options.categories } : {}) }).length
+  }
+
+  async serverInfo(): Promise<StoreInfo> {
+    this.#open()
+    return { kind: 'memory', version: `Node.js ${process.version}`, location: 'this process' }
   }
 
   async close(): Promise<void> {

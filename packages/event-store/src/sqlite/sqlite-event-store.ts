@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3'
 import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
 import type {
-  AppendOptions, AppendResult, EventData, EventStore, LogGaps, Position, ProjectionEvent, ProjectionReadOptions,
-  ReadAllOptions, ReadStreamOptions, RecordedEvent, WriteStats,
+  AppendOptions, AppendResult, CountOptions, EventData, EventStore, LogGaps, Position, ProjectionEvent, ProjectionReadOptions,
+  ReadAllOptions, ReadStreamOptions, RecordedEvent, StoreInfo, WriteStats,
 } from '../port.js'
+import { DEFAULT_READ_ALL_MAX_COUNT } from '../port.js'
 import { validateAppend } from '../append-rules.js'
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js'
 import { GroupCommitCounter } from './group-commit-stats.js'
@@ -36,7 +37,7 @@ export interface SqliteEventStoreOptions {
    * commit waits for one; `inline` keeps SQLite's own checkpoint after a commit every 1,000 pages.
    */
   readonly writer?: 'worker' | 'inline'
-  /** Default maxCount of readAll. Default 1000. */
+  /** Default maxCount of readAll. Default `DEFAULT_READ_ALL_MAX_COUNT`, as on every adapter. */
   readonly readAllBatchSize?: number
 }
 
@@ -57,7 +58,6 @@ export interface SqliteEventStore extends Required<EventStore> {
 }
 
 const DEFAULT_MAX_BATCH_SIZE = 512
-const DEFAULT_READ_ALL_BATCH = 1000
 /** SQLite's own default `wal_autocheckpoint`, kept where no background checkpointer runs. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000
 /** How often the background checkpointer copies the WAL into the database file. */
@@ -125,7 +125,7 @@ class SqliteStore implements SqliteEventStore {
     this.#reads = new ReadStatements(readDb)
     this.#counter = counter
     this.#listeners = listeners
-    this.#readAllBatch = options.readAllBatchSize ?? DEFAULT_READ_ALL_BATCH
+    this.#readAllBatch = options.readAllBatchSize ?? DEFAULT_READ_ALL_MAX_COUNT
     this.#checkpointer = checkpointer
   }
 
@@ -164,6 +164,15 @@ class SqliteStore implements SqliteEventStore {
 
   async headPosition(): Promise<Position | null> {
     return this.#read(() => this.#reads.head())
+  }
+
+  async countAfter(options: CountOptions): Promise<number> {
+    return this.#read(() => this.#reads.count(options.after?.commit ?? 0n, options.limit, options.categories))
+  }
+
+  async serverInfo(): Promise<StoreInfo> {
+    const version = this.#read(() => this.#readDb.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()?.v ?? 'unknown')
+    return { kind: 'sqlite', version: `SQLite ${version}`, location: this.path }
   }
 
   stats(): WriteStats {

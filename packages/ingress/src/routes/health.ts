@@ -7,17 +7,30 @@ import type { EventStore } from '@waybill/event-store'
  * Probes for deployments, without a key: /healthz says the process answers, /readyz that the
  * event store answers too (a failing readiness takes the instance out of the balancer).
  */
-export default async function health(app: FastifyInstance, options: { readonly store: EventStore }): Promise<void> {
+/**
+ * How long /readyz waits for the store. A probe must answer before its own timeout (3 s in
+ * deploy/k8s), and the EventStoreDB client gives reads no deadline of its own.
+ */
+const READY_TIMEOUT_MS = 2_000
+
+export default async function health(app: FastifyInstance, options: { readonly store: EventStore; readonly readyTimeoutMs?: number }): Promise<void> {
+  const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS
   const common = { tags: ['service'], response: { 200: Type.Object({ status: Type.String() }), '5xx': ProblemSchema } }
   app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { summary: 'Liveness', ...common } },
     async () => ({ status: 'ok' }))
   app.get('/readyz', { config: { public: true, rateLimit: false }, schema: { summary: 'Readiness: the event store answers', ...common } },
     async () => {
+      let timer: NodeJS.Timeout | undefined
       try {
-        await options.store.headPosition()
+        await Promise.race([
+          options.store.headPosition(),
+          new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${readyTimeoutMs} ms`)), readyTimeoutMs) }),
+        ])
       } catch (error) {
         throw new WaybillError('server_error', 'The event store does not answer',
           { status: 503, headers: { 'retry-after': '5' }, cause: error })
+      } finally {
+        clearTimeout(timer)
       }
       return { status: 'ready' }
     })

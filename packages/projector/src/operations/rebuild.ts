@@ -55,11 +55,10 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
   try {
     for (;;) {
       const from = model.checkpoint()
-      const head = await source.headPosition()
       const batch = await source.pull(from, batchSize)
-      const caughtUp = batch.length < batchSize
-      model.applyBatch(batch, caughtUp ? head : null)
-      events += batch.length
+      const caughtUp = batch.complete
+      model.applyBatch(batch.events, batch.through)
+      events += batch.events.length
       const reached = model.checkpoint()?.commit ?? 0n
       options.onProgress?.({ events, position: reached, head: startHead > reached ? startHead : reached, elapsedMs: performance.now() - started })
       if (caughtUp) break

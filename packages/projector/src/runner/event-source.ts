@@ -1,15 +1,32 @@
+import { categoryOf } from '@waybill/event-store'
 import type { EventStore, Position, ProjectionEvent } from '@waybill/event-store'
 import { ORDER_METADATA_KEYS } from '../orders/fold.js'
+
+/** One read of the log: the projection's events in it, and how far it read. */
+export interface PulledBatch {
+  /** The events of the projection's categories, in log order. */
+  readonly events: readonly ProjectionEvent[]
+  /**
+   * The position of the last event the read saw, of any category (null when it saw none). A
+   * checkpoint may move there and no further: only what was read is known to hold no event of
+   * the projection's. Never a head read at another moment, from another node.
+   */
+  readonly through: Position | null
+  /** Whether the read reached the end of the log (it saw fewer events than it asked for). */
+  readonly complete: boolean
+}
 
 /**
  * What the projector reads from. Small on purpose, so that the SQLite store (poll + in-process
  * wake-up) and EventStoreDB (a subscription) can both feed it.
  */
 export interface EventSource {
-  /** Up to `maxCount` order events strictly after `after` (from the start when null), in log order. */
-  pull(after: Position | null, maxCount: number): Promise<ProjectionEvent[]>
+  /** The next `maxCount` events of the log strictly after `after` (from the start when null), filtered to the projection's. */
+  pull(after: Position | null, maxCount: number): Promise<PulledBatch>
   /** Position of the last event of the whole log (any category), or null when it is empty. */
   headPosition(): Promise<Position | null>
+  /** Events of the whole log after `after`, counted up to `limit`: the projector's lag in events. */
+  countAfter(after: Position | null, limit: number): Promise<number>
   /** Resolves when new events may be there, at the latest after `timeoutMs` or when `signal` aborts. */
   waitForMore(timeoutMs: number, signal: AbortSignal): Promise<void>
   /** Lets go of what the source holds (listeners); not the store, which the caller owns. */
@@ -43,15 +60,30 @@ export function storeEventSource(store: EventStore, categories: readonly string[
   }
   const unsubscribe = store.onAppended?.(onAppended)
   const readForProjection = store.readAllForProjection?.bind(store)
+  const wanted = new Set(categories)
+  // The whole log is read, not only the projection's categories, so that `through` is the last
+  // position actually read (other categories are a few key events beside the orders).
+  const read = readForProjection !== undefined
+    ? (after: Position | null, maxCount: number) => readForProjection({ after, maxCount, metadataKeys })
+    : (after: Position | null, maxCount: number) => store.readAll({ after, maxCount })
+  const countAfter = store.countAfter?.bind(store)
   return {
     close: () => {
       if (pending !== null) clearTimeout(pending)
       unsubscribe?.()
     },
-    pull: readForProjection !== undefined
-      ? (after, maxCount) => readForProjection({ after, maxCount, categories, metadataKeys })
-      : (after, maxCount) => store.readAll({ after, maxCount, categories }),
+    pull: async (after, maxCount) => {
+      const events = await read(after, maxCount)
+      return {
+        events: events.filter((event) => wanted.has(categoryOf(event.streamName))),
+        through: events.at(-1)?.position ?? null,
+        complete: events.length < maxCount,
+      }
+    },
     headPosition: () => store.headPosition(),
+    countAfter: countAfter !== undefined
+      ? (after, limit) => countAfter({ after, limit })
+      : async (after, limit) => (await store.readAll({ after, maxCount: limit })).length,
     waitForMore: (timeoutMs, signal) =>
       new Promise<void>((resolve) => {
         const done = (): void => {

@@ -32,7 +32,7 @@ export interface ProjectorStatus {
   readonly readModelPath: string | null
   readonly checkpoint: string | null
   readonly head: string | null
-  /** Positions behind the head of the log; for the SQLite store, exactly the number of events. */
+  /** Events in the log after the checkpoint, counted up to `LAG_COUNT_LIMIT` (then "at least"). */
   readonly lag: number
   readonly appliedEvents: number
   readonly lastError: string | null
@@ -41,7 +41,7 @@ export interface ProjectorStatus {
 export interface Projector {
   /** Stops after the batch in flight; resolves once the read model is closed. */
   stop(): Promise<void>
-  /** Events behind the head as of the last look (a gauge; refreshed every batch and poll). */
+  /** Events behind the head as of the last count (a gauge; counted at most once a second). */
   lag(): number
   status(): ProjectorStatus
   /** Resolves once the checkpoint is at or past `position` (tests and `waybill rebuild` use it). */
@@ -49,6 +49,14 @@ export interface Projector {
 }
 
 const silent: ProjectorLogger = { info() {}, warn() {}, error() {} }
+
+/**
+ * Lag is counted in events, up to this many. On EventStoreDB positions are byte offsets in the
+ * transaction file, so their difference is no count of anything; counting there means reading,
+ * hence the bound and the once-a-second refresh.
+ */
+export const LAG_COUNT_LIMIT = 10_000
+const LAG_REFRESH_MS = 1_000
 
 /**
  * Runs the `orders` projection in this process: read a batch after the checkpoint, apply it and
@@ -72,6 +80,8 @@ export function startProjector(options: ProjectorOptions): Projector {
   let checkpoint: Position | null = null
   let head: Position | null = null
   let applied = 0
+  let lagEvents = 0
+  let lagCountedAt = 0
   let lastError: string | null = null
   const waiters = new Set<() => void>()
 
@@ -89,20 +99,28 @@ export function startProjector(options: ProjectorOptions): Projector {
   const step = async (): Promise<boolean> => {
     const model = openCurrent()
     const from = model.checkpoint()
-    const headNow = await source.headPosition()
-    const events = await source.pull(from, batchSize)
-    const caughtUp = events.length < batchSize
-    // Caught up: no order event lies between the batch and the head read before it, so the
-    // checkpoint may move to the head (past other categories) and lag can reach zero.
-    const outcome = model.applyBatch(events, caughtUp ? headNow : null)
+    const batch = await source.pull(from, batchSize)
+    const caughtUp = batch.complete
+    // The checkpoint moves to the last position this read saw, past other categories, and no
+    // further: a head read separately may come from another moment or another node.
+    const outcome = model.applyBatch(batch.events, batch.through)
     for (const event of outcome.unknown) {
       log.warn({ stream: event.streamName, revision: event.revision, type: event.type }, 'projector: unknown event type skipped')
     }
     applied += outcome.applied
     checkpoint = model.checkpoint()
-    head = headNow
+    await countLag(caughtUp)
     for (const notify of waiters) notify()
     return caughtUp
+  }
+
+  // Behind, counting means reading up to LAG_COUNT_LIMIT events, so at most once a second;
+  // caught up, there is next to nothing to count.
+  const countLag = async (caughtUp: boolean): Promise<void> => {
+    if (!caughtUp && Date.now() - lagCountedAt < LAG_REFRESH_MS) return
+    lagCountedAt = Date.now()
+    head = await source.headPosition()
+    lagEvents = await source.countAfter(checkpoint, LAG_COUNT_LIMIT)
   }
 
   const run = async (): Promise<void> => {
@@ -129,11 +147,7 @@ export function startProjector(options: ProjectorOptions): Projector {
 
   const running = run()
 
-  const lag = (): number => {
-    if (head === null) return 0
-    const behind = head.commit - (checkpoint?.commit ?? 0n)
-    return behind > 0n ? Number(behind) : 0
-  }
+  const lag = (): number => lagEvents
 
   return {
     async stop() {

@@ -23,6 +23,7 @@ t.test('the projector rides out the store going away and coming back, then catch
   const source: EventSource = {
     pull: (after, max) => current().pull(after, max),
     headPosition: () => current().headPosition(),
+    countAfter: (after, limit) => current().countAfter(after, limit),
     waitForMore: (ms, signal) => current().waitForMore(ms, signal),
   }
   const warnings: string[] = []
