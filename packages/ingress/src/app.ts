@@ -103,7 +103,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.serverFactory !== undefined ? { serverFactory: options.serverFactory } : {}),
   })
 
-  const keys = new KeyRing(options.store)
+  const keys = new KeyRing(options.store, undefined, {
+    // A use that could not be recorded costs a stale "last used" in `waybill keys list`, never a request.
+    onUseNotRecorded: (error, keyId) => { app.log.warn({ err: error, key_id: keyId }, 'could not record the use of an API key') },
+  })
+  // Uses noted since the last write are recorded before the store closes (the caller closes it after the app).
+  app.addHook('onClose', async () => { await keys.close() })
   const onKeyExposed = async (presented: string, request: FastifyRequest): Promise<void> => {
     const result = await revokeExposedKey(keys, options.dataDir, presented)
     if (result !== null) request.log.warn(result, 'API key seen over plain HTTP: revoked and replaced')
