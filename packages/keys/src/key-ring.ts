@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { handleCommand, WrongExpectedVersionError, type EventStore, type RecordedEvent } from '@waybill/event-store'
+import { handleCommand, type EventStore } from '@waybill/event-store'
 import { generateApiKey, keyMatchesHash, parseApiKey } from './api-key.js'
-import { decide } from './decide.js'
 import { issueProblem, issueRejection, type IssueRequest } from './issue-rules.js'
 import type { KeyCommand } from './key-commands.js'
 import { foldKeyStream, keyDecider } from './key-decider.js'
 import { keyErrorMessage, KeyRingError } from './key-errors.js'
-import { asKeyEvent, KEY_CATEGORY, keyStreamName, keyUseStreamName } from './key-events.js'
-import type { KeyRecord, KeyStreamState } from './key-state.js'
+import { asKeyEvent, KEY_CATEGORY, keyStreamName } from './key-events.js'
+import type { KeyRecord } from './key-state.js'
 import { expiryRejection, isUsableAt, USE_RECORD_INTERVAL_MS } from './key-times.js'
 import { reportToStderr, UseRecorder, type UseNotRecorded } from './key-usage.js'
 import type { Principal } from './principal.js'
 import type { Scope } from './scopes.js'
-import { lastEventOf } from './stream-tail.js'
+import { readWithLastUse, recordUse } from './key-use-stream.js'
 
 export interface IssueKeyInput extends IssueRequest {
   /** The key this one replaces (set by `rotate`). */
@@ -50,21 +49,19 @@ export interface KeyRingOptions {
   readonly useFlushMs?: number
 }
 
-/** Attempts at recording one use while other instances record the same key's uses. */
-const USE_ATTEMPTS = 3
-
 /**
  * The key lifecycle as events in the event store, one stream per key (`apikey-<id>`), so every
  * ingress instance sees a revocation the moment it is appended. Nothing is cached: no cache may
  * accept a revoked key (docs/design.md, "API keys"). Every change runs the key decider through
  * `handleCommand`, which appends with the revision it decided on and decides again after a lost
- * race. Uses are noted in memory and recorded in the background, in each key's use stream.
+ * race. Uses are noted in memory and recorded in the background, in each key's use stream
+ * (`key-use-stream.ts`).
  */
 export class KeyRing {
   private readonly uses: UseRecorder
 
   constructor(private readonly store: EventStore, private readonly now: () => Date = () => new Date(), options: KeyRingOptions = {}) {
-    this.uses = new UseRecorder((keyId, usedAt) => this.recordUse(keyId, usedAt), options.onUseNotRecorded ?? reportToStderr,
+    this.uses = new UseRecorder((keyId, usedAt) => recordUse(this.store, keyId, usedAt), options.onUseNotRecorded ?? reportToStderr,
       options.useFlushMs ?? USE_RECORD_INTERVAL_MS)
   }
 
@@ -85,7 +82,7 @@ export class KeyRing {
 
   /** The key's record, with its last recorded use. */
   async get(keyId: string): Promise<KeyRecord | null> {
-    return (await this.withLastUse(keyId)).state.record
+    return (await readWithLastUse(this.store, keyId)).state.record
   }
 
   /** The record of the key `presented` is (whatever its state), or null when no stored key is that key. */
@@ -216,33 +213,5 @@ export class KeyRing {
   // The record of a key a command just succeeded on: the decider accepts none on a stream without a key.
   private async issued(keyId: string): Promise<KeyRecord> {
     return (await this.get(keyId)) as KeyRecord
-  }
-
-  private async withLastUse(keyId: string): Promise<{ state: KeyStreamState; lastUse: RecordedEvent | null }> {
-    const [events, lastUse] = await Promise.all([this.store.readStream(keyStreamName(keyId)), lastEventOf(this.store, keyUseStreamName(keyId))])
-    return { state: foldKeyStream([...events, ...(lastUse === null ? [] : [lastUse])].map(asKeyEvent)), lastUse }
-  }
-
-  /**
-   * A use is decided on the key's record and its last recorded use, and appended to the use
-   * stream, not the key stream: `handleCommand` reads and writes one stream, so this is its loop
-   * over two. Another instance recording the same key meanwhile makes the append fail its
-   * expected revision; deciding again then usually finds that use recent enough.
-   */
-  private async recordUse(keyId: string, usedAt: Date): Promise<void> {
-    const command: KeyCommand = { type: 'RecordUse', eventId: randomUUID(), data: { key_id: keyId, used_at: usedAt.toISOString() } }
-    for (let attempt = 1; ; attempt += 1) {
-      const { state, lastUse } = await this.withLastUse(keyId)
-      const decision = decide(command, state)
-      if (decision.outcome === 'already_applied') return
-      if (decision.outcome === 'rejected') throw new KeyRingError(decision.error, keyErrorMessage(decision.error, keyId))
-      const events = decision.events.map((event) => ({ id: event.id, type: event.type, data: event.data as unknown as Record<string, unknown> }))
-      try {
-        await this.store.appendToStream(keyUseStreamName(keyId), events, { expectedRevision: lastUse?.revision ?? 'no_stream' })
-        return
-      } catch (error) {
-        if (!(error instanceof WrongExpectedVersionError) || attempt >= USE_ATTEMPTS) throw error
-      }
-    }
   }
 }
