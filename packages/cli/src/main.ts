@@ -19,7 +19,7 @@ const COMMANDS = {
 /** One line each for `waybill --help`; kept here so the help does not load every command. */
 const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
   serve: 'run the HTTPS ingress, the read API and (unless --no-projector) the projector',
-  keys: 'create, list, rotate and revoke API keys',
+  keys: 'create, list, update, rotate and revoke API keys',
   replay: "print an order's events, its state after each, and check its hash chain",
   rebuild: 'rebuild the orders read model into a new file and swap to it',
   verify: 'check the log, every hash chain, and that the read model matches the log',

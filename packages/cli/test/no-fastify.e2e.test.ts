@@ -52,7 +52,7 @@ async function seeded(t: { teardown(fn: () => Promise<void>): void }): Promise<{
 
 t.test('waybill keys list and waybill replay resolve no Fastify module', async (t) => {
   const { dataDir, keyId } = await seeded(t)
-  for (const [args, output] of [[['keys', 'list'], new RegExp(`^${keyId}\\s+active`)], [['replay', 'A-1'], /hash chain: ok/]] as const) {
+  for (const [args, output] of [[['keys', 'list'], new RegExp(`^${keyId}\\s+active`, 'm')], [['replay', 'A-1'], /hash chain: ok/]] as const) {
     const run = await traced(dataDir, args)
     const name = `waybill ${args.join(' ')}`
     t.equal(run.code, 0, `${name}: ${run.stderr}`)

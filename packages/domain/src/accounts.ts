@@ -9,6 +9,15 @@ export const ACCOUNT_PATTERN = new RegExp(`^${ACCOUNT_CHARACTERS}{1,${ACCOUNT_MA
 /** The account every test key belongs to; test keys never see any other. */
 export const SANDBOX_ACCOUNT = 'sandbox'
 
+/**
+ * Not an account: what an auditor key names instead of one, meaning every account
+ * (docs/contract.md#scopes). It breaks the account rule on purpose (`*` is not an account
+ * character), so it can never be part of a stream name: `streamNameFor` refuses it, and a key
+ * holding it writes nothing. Only the key rules (@waybill/keys) accept it, and only for keys whose
+ * scopes read.
+ */
+export const ALL_ACCOUNTS = '*'
+
 export function isAccountId(value: string): boolean {
   return ACCOUNT_PATTERN.test(value)
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { ACCOUNT_PATTERN, isAccountId } from '../src/accounts.js'
+import { ACCOUNT_PATTERN, ALL_ACCOUNTS, isAccountId } from '../src/accounts.js'
 import { ORDER_CATEGORY, parseOrderStreamName, streamNameFor } from '../src/streams.js'
 
 t.test('an order stream is order-<account>-<order_id> in the order category', async (t) => {
@@ -39,4 +39,10 @@ t.test('a bad account or an empty order_id is a programming error', async (t) =>
   t.ok(isAccountId('a'.repeat(64)), 'up to 64 characters')
   t.notOk(isAccountId('a'.repeat(65)), 'not 65')
   t.throws(() => streamNameFor('a'.repeat(65), 'A1'), TypeError)
+})
+
+t.test('the auditors\' "every account" is not an account: no stream name can hold it', async (t) => {
+  t.equal(ALL_ACCOUNTS, '*')
+  t.notOk(isAccountId(ALL_ACCOUNTS))
+  t.throws(() => streamNameFor(ALL_ACCOUNTS, 'A1'), TypeError)
 })

@@ -24,11 +24,16 @@ import errorDescriptions from './routes/errors.js'
 import health from './routes/health.js'
 import ping from './routes/ping.js'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The key ring the app authenticates with; the server entry revokes exposed keys through it. */
+    keys: KeyRing
+  }
+}
+
 export interface AppOptions {
   readonly store: EventStore
   readonly blobs: BlobStore
-  /** The key ring over `store`; one is made when absent. */
-  readonly keys?: KeyRing
   /** False on a server without the sandbox: test keys are refused. Default true. */
   readonly acceptTestKeys?: boolean
   /** Where replacement keys and the test key file are written. */
@@ -116,7 +121,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.serverFactory !== undefined ? { serverFactory: options.serverFactory } : {}),
   })
 
-  const keys = options.keys ?? new KeyRing(options.store)
+  const keys = new KeyRing(options.store, undefined, {
+    // A use that could not be recorded costs a stale "last used" in `waybill keys list`, never a request.
+    onUseNotRecorded: (error, keyId) => { app.log.warn({ err: error, key_id: keyId }, 'could not record the use of an API key') },
+  })
+  // Uses noted since the last write are recorded before the store closes (the caller closes it after the app).
+  app.addHook('onClose', async () => { await keys.close() })
+  app.decorate('keys', keys)
   const revokeExposed = exposureHandler(keys, options.dataDir, app.log)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { LevelWithSilent } from 'pino'
 import type { WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
-import { ensureSandboxKey, KeyRing, type SandboxKey } from '@waybill/keys'
+import { ensureSandboxKey, type SandboxKey } from '@waybill/keys'
 import { buildApp } from './app.js'
 import { exposureHandler } from './http/exposure.js'
 import type { BlobStore } from './http/images.js'
@@ -85,8 +85,6 @@ const DEFAULT_MAX_CONNECTIONS = 4096
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
   const tls = await loadTlsMaterial(config.dataDir, config.tls)
-  const keys = new KeyRing(deps.store)
-  const sandbox = await ensureSandboxKey(keys, config.dataDir, { enabled: config.sandboxKey ?? true })
   const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS
   const timeouts = { ...TIMEOUTS, handshakeTimeout: config.handshakeTimeoutMs ?? TIMEOUTS.handshakeTimeout }
 
@@ -95,7 +93,6 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   const app = await buildApp({
     store: deps.store,
     blobs: deps.blobs,
-    keys,
     dataDir: config.dataDir,
     trustProxy: config.trustProxy,
     logLevel: config.logLevel,
@@ -113,7 +110,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   })
   const httpsServer = https as HttpsServer | null
   if (httpsServer === null) throw new Error('the HTTPS server was not created')
-  const revokeExposed = exposureHandler(keys, config.dataDir, app.log)
+  const sandbox = await ensureSandboxKey(app.keys, config.dataDir, { enabled: config.sandboxKey ?? true })
+  const revokeExposed = exposureHandler(app.keys, config.dataDir, app.log)
   const plainOptions = { revokeExposed, onProblem: (error: WaybillError) => app.metrics.countProblem(error.code, error.status), log: app.log }
   divertPlainHttp(httpsServer, (socket) => answerPlainHttp(socket, plainOptions), timeouts.handshakeTimeout)
   httpsServer.maxConnections = maxConnections

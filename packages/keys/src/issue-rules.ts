@@ -1,14 +1,19 @@
-import { ACCOUNT_MAX_LENGTH, isAccountId, SANDBOX_ACCOUNT } from '@waybill/domain'
-import type { Scope } from './scopes.js'
+import { ACCOUNT_MAX_LENGTH, ALL_ACCOUNTS, isAccountId, SANDBOX_ACCOUNT, textRule } from '@waybill/domain'
+import { AUDIT_SCOPE, READ_ONLY_SCOPES, type Scope } from './scopes.js'
 
-/** What a key to be issued must satisfy (the operator's choices). */
+/** At most this many characters (code points) in a key's label. */
+export const LABEL_MAX_LENGTH = 100
+
+/** What a key to be issued (or an active key after an update) must satisfy: the operator's choices. */
 export interface IssueRequest {
   readonly account: string
   readonly scopes: readonly Scope[]
   readonly test?: boolean
+  readonly label?: string | null
 }
 
-export type IssueRuleCode = 'invalid_account' | 'test_key_outside_sandbox' | 'no_scopes'
+export type IssueRuleCode =
+  | 'invalid_account' | 'test_key_outside_sandbox' | 'no_scopes' | 'wildcard_not_auditor' | 'audit_outside_wildcard' | 'invalid_label'
 
 interface IssueRule {
   readonly code: IssueRuleCode
@@ -16,11 +21,16 @@ interface IssueRule {
   readonly problem: (request: IssueRequest) => string
 }
 
-// In the order the operator hears about them: the account, then the test flag, then the scopes.
+const labelRule = textRule(LABEL_MAX_LENGTH)
+const isAuditor = (request: IssueRequest): boolean => request.account === ALL_ACCOUNTS
+
+// In the order the operator hears about them: the account, then the test flag, then the scopes,
+// then the label.
 const ISSUE_RULES: readonly IssueRule[] = [
   {
     code: 'invalid_account',
-    holds: (request) => isAccountId(request.account),
+    // `*` is the one name beside the account rule: auditor keys, checked by the two rules below.
+    holds: (request) => isAccountId(request.account) || isAuditor(request),
     problem: (request) => `account "${request.account}" must be lower-case letters, digits and _ (at most ${ACCOUNT_MAX_LENGTH} characters)`,
   },
   {
@@ -29,13 +39,30 @@ const ISSUE_RULES: readonly IssueRule[] = [
     problem: () => `test keys belong to the ${SANDBOX_ACCOUNT} account only`,
   },
   { code: 'no_scopes', holds: (request) => request.scopes.length > 0, problem: () => 'a key needs at least one scope' },
+  {
+    // A key that sees every account must never write: its scopes only read, and it is an auditor's.
+    code: 'wildcard_not_auditor',
+    holds: (request) => !isAuditor(request) ||
+      (request.scopes.includes(AUDIT_SCOPE) && request.scopes.every((scope) => READ_ONLY_SCOPES.includes(scope))),
+    problem: () => `the ${ALL_ACCOUNTS} account (every account) is for auditor keys: scope ${AUDIT_SCOPE}, with orders:read at most, nothing that writes`,
+  },
+  {
+    code: 'audit_outside_wildcard',
+    holds: (request) => isAuditor(request) || !request.scopes.includes(AUDIT_SCOPE),
+    problem: () => `${AUDIT_SCOPE} is for auditor keys, whose account is ${ALL_ACCOUNTS} (every account)`,
+  },
+  {
+    code: 'invalid_label',
+    holds: (request) => request.label === undefined || request.label === null || labelRule(request.label) === null,
+    problem: (request) => `label ${String(labelRule(request.label))}`,
+  },
 ]
 
 function brokenRule(request: IssueRequest): IssueRule | undefined {
   return ISSUE_RULES.find((rule) => !rule.holds(request))
 }
 
-/** The first issue rule `request` breaks, or null. The key decider refuses such an IssueKey. */
+/** The first issue rule `request` breaks, or null. The key decider refuses such an IssueKey or UpdateKey. */
 export function issueRejection(request: IssueRequest): IssueRuleCode | null {
   return brokenRule(request)?.code ?? null
 }

@@ -5,16 +5,22 @@ export type KeyErrorCode =
   | IssueRuleCode
   /** IssueKey on a stream that already holds a key (a key id drawn twice). */
   | 'key_exists'
-  /** RevokeKey or LinkReplacement on a stream with no key. */
+  /** Any command but IssueKey on a stream with no key. */
   | 'key_unknown'
-  /** RevokeKey on a revoked key. */
+  /** RevokeKey or UpdateKey on a revoked key. */
   | 'key_revoked'
-  /** RevokeKey or LinkReplacement on a key already rotated. */
+  /** RevokeKey, LinkReplacement or UpdateKey on a key already rotated. */
   | 'key_rotated'
   /** LinkReplacement on a key that is still active: a rotation revokes first. */
   | 'key_active'
+  /** An expiry that is not a time after the issue or update that sets it. */
+  | 'invalid_expiry'
+  /** A rotation's grace that does not end after the revocation, or lasts more than MAX_GRACE_MS. */
+  | 'invalid_grace'
+  /** EndGrace on a key that has no grace left to cut (active, revoked at once, or its grace over). */
+  | 'no_grace'
 
-/** A key that cannot be issued, rotated or revoked as asked (the operator's mistake, or a lost race). */
+/** A key that cannot be issued, changed, rotated or revoked as asked (the operator's mistake, or a lost race). */
 export class KeyRingError extends Error {
   constructor(readonly code: KeyErrorCode, message: string) {
     super(message)
@@ -31,6 +37,12 @@ const KEY_ERROR_MESSAGES: { readonly [Code in KeyErrorCode]: (keyId: string) => 
   key_revoked: (keyId) => `key ${keyId} is already revoked`,
   key_rotated: (keyId) => `key ${keyId} is already rotated`,
   key_active: (keyId) => `key ${keyId} is still active; a rotation revokes it first`,
+  wildcard_not_auditor: (keyId) => `key ${keyId}: a key of every account (*) holds orders:audit and nothing that writes`,
+  audit_outside_wildcard: (keyId) => `key ${keyId}: orders:audit belongs to keys of every account (*) only`,
+  invalid_label: (keyId) => `key ${keyId}: the label is blank, too long or holds control characters`,
+  invalid_expiry: (keyId) => `key ${keyId}: the expiry must be a time after now`,
+  invalid_grace: (keyId) => `key ${keyId}: a grace must end after the rotation and last at most 30 days`,
+  no_grace: (keyId) => `key ${keyId} has no grace left to end`,
 }
 
 /** What the operator reads when a command on key `keyId` was refused with `code`. */

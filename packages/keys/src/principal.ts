@@ -1,9 +1,10 @@
-import { WaybillError } from '@waybill/domain'
-import type { Scope } from './scopes.js'
+import { ALL_ACCOUNTS, WaybillError } from '@waybill/domain'
+import { AUDIT_SCOPE, type Scope } from './scopes.js'
 
 /**
  * The authenticated caller: what `KeyRing.authenticate` answers for a valid key. Routes use
- * `account` to scope what they write and show.
+ * `account` to scope what they write and show; an auditor key's is `*` (`ALL_ACCOUNTS`), which no
+ * stream name can hold, and the read API reads it through `requireReadAccess`.
  */
 export interface Principal {
   readonly keyId: string
@@ -27,4 +28,23 @@ export function requireScope(principal: Principal | null, scope: Scope): Princip
   const caller = requirePrincipal(principal)
   if (!caller.scopes.includes(scope)) throw new WaybillError('api_key_forbidden', `This key lacks the ${scope} scope`)
   return caller
+}
+
+/**
+ * How a key reads orders: an ordinary key within its own account, an auditor key (account `*`)
+ * in any account, which the request then names.
+ */
+export type ReadAccess =
+  | { readonly auditor: false; readonly keyId: string; readonly account: string }
+  | { readonly auditor: true; readonly keyId: string }
+
+/**
+ * The read API's one check. A key of the `*` account reads every account, and needs
+ * `orders:audit` for it; every other key reads its own account with `orders:read`, exactly as
+ * before auditors existed. A key that lacks its scope gets `api_key_forbidden`.
+ */
+export function requireReadAccess(principal: Principal | null): ReadAccess {
+  const caller = requirePrincipal(principal)
+  if (caller.account === ALL_ACCOUNTS) return { auditor: true, keyId: requireScope(caller, AUDIT_SCOPE).keyId }
+  return { auditor: false, keyId: caller.keyId, account: requireScope(caller, 'orders:read').account }
 }

@@ -3,7 +3,9 @@ import { evolve } from '../src/evolve.js'
 import type { StoredKeyEvent } from '../src/key-events.js'
 import { foldKeyStream } from '../src/key-decider.js'
 import { initialKeyState } from '../src/key-state.js'
-import { factOf, issueKey, KEY_ID, linkReplacement, REPLACEMENT_ID, revokeKey } from './fixtures.js'
+import {
+  endGrace, factOf, GRACE, GRACE_UNTIL, issueKey, KEY_ID, linkReplacement, recordUse, REPLACEMENT_ID, revokeKey, updateKey,
+} from './fixtures.js'
 
 const issued = factOf(issueKey())
 const revoked = factOf(revokeKey())
@@ -43,4 +45,40 @@ t.test('an event type this package does not know is only counted', async (t) => 
   const state = foldKeyStream([issued, foreign])
   t.same(state.record, foldKeyStream([issued]).record)
   t.same(state.eventIds, [issued.id, foreign.id])
+})
+
+t.test('a key issued before labels and expiry existed has neither', async (t) => {
+  t.match(foldKeyStream([issued]).record, { label: null, expiresAt: null, graceUntil: null, lastUsedAt: null })
+})
+
+t.test('a KeyUpdated on a key that is not active changes nothing: a revoked key gains no scope', async (t) => {
+  const widen = factOf(updateKey({ scopes: ['orders:add', 'orders:cancel'], label: 'x' }))
+  for (const history of [[issued, revoked], [issued, revoked, rotated]]) {
+    const before = foldKeyStream(history)
+    t.same(evolve(before, widen).record, before.record)
+  }
+  t.same(foldKeyStream([widen]).record, null)
+})
+
+t.test('KeyUsed keeps the latest use, whatever order instances stored them in', async (t) => {
+  const at10 = factOf(recordUse({ used_at: '2025-03-01T10:00:00.000Z' }, 'use-10'))
+  const at12 = factOf(recordUse({ used_at: '2025-03-01T12:00:00.000Z' }, 'use-12'))
+  t.equal(foldKeyStream([issued, at10, at12]).record?.lastUsedAt, '2025-03-01T12:00:00.000Z')
+  t.equal(foldKeyStream([issued, at12, at10]).record?.lastUsedAt, '2025-03-01T12:00:00.000Z')
+  t.same(foldKeyStream([at10]).record, null, 'a use of no key leaves no key')
+})
+
+t.test('KeyGraceEnded only ever shortens a grace', async (t) => {
+  const graced = factOf(revokeKey(GRACE))
+  const later = factOf(endGrace({ ended_at: '2025-03-04T00:00:00.000Z' }, 'end-later'))
+  t.equal(foldKeyStream([issued, graced, later]).record?.graceUntil, GRACE_UNTIL, 'an end after the grace changes nothing')
+  t.match(foldKeyStream([issued, revoked, later]).record, { graceUntil: null, reason: 'leaked' }, 'no grace, nothing to end')
+  t.match(foldKeyStream([issued, later]).record, { state: 'active', graceUntil: null })
+  t.same(foldKeyStream([later]).record, null)
+})
+
+t.test('a KeyRevoked with a grace on a key already revoked or rotated gives it none', async (t) => {
+  const lateGrace = factOf(revokeKey({ grace_until: GRACE_UNTIL }, 'event-late-grace'))
+  t.match(foldKeyStream([issued, revoked, lateGrace]).record, { graceUntil: null })
+  t.match(foldKeyStream([issued, revoked, rotated, lateGrace]).record, { graceUntil: null, state: 'rotated' })
 })

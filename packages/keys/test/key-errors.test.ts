@@ -17,3 +17,11 @@ t.test('KeyRingError carries its code', async (t) => {
   t.ok(error instanceof Error)
   t.match(error, { name: 'KeyRingError', code: 'key_active', message: 'still active' })
 })
+
+t.test('the refusals of labels, expiry, grace and auditor keys name their key too, each in its own words', async (t) => {
+  const codes: KeyErrorCode[] = ['wildcard_not_auditor', 'audit_outside_wildcard', 'invalid_label', 'invalid_expiry', 'invalid_grace', 'no_grace']
+  const messages = codes.map((code) => keyErrorMessage(code, 'AbCdEfGh1234'))
+  for (const message of messages) t.match(message, /AbCdEfGh1234/)
+  t.equal(new Set([...messages, keyErrorMessage('key_unknown', 'AbCdEfGh1234')]).size, codes.length + 1)
+  t.equal(keyErrorMessage('no_grace', 'AbCdEfGh1234'), 'key AbCdEfGh1234 has no grace left to end')
+})

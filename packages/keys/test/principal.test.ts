@@ -1,6 +1,6 @@
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
-import { requirePrincipal, requireScope, type Principal } from '../src/principal.js'
+import { requirePrincipal, requireReadAccess, requireScope, type Principal } from '../src/principal.js'
 
 const reader: Principal = { keyId: 'AbCdEfGh1234', account: 'acme', scopes: ['orders:read'], test: false }
 
@@ -19,4 +19,19 @@ t.test('no principal: api_key_missing, from both checks', async (t) => {
   for (const check of [() => requirePrincipal(null), () => requireScope(null, 'orders:read')]) {
     t.throws(check, { name: 'WaybillError', code: 'api_key_missing', status: 401 })
   }
+})
+
+t.test('requireReadAccess: an ordinary key reads its own account with orders:read, as before', async (t) => {
+  t.same(requireReadAccess(reader), { auditor: false, keyId: 'AbCdEfGh1234', account: 'acme' })
+  const writer: Principal = { ...reader, scopes: ['orders:add'] }
+  t.throws(() => requireReadAccess(writer), new WaybillError('api_key_forbidden', 'This key lacks the orders:read scope'))
+  const auditScoped: Principal = { ...reader, scopes: ['orders:audit'] }
+  t.throws(() => requireReadAccess(auditScoped), { code: 'api_key_forbidden' }, 'orders:audit on a key of one account reads nothing more')
+  t.throws(() => requireReadAccess(null), { code: 'api_key_missing' })
+})
+
+t.test('requireReadAccess: a key of every account (*) is an auditor with orders:audit, and nothing without it', async (t) => {
+  const auditor: Principal = { keyId: 'Auditor12345', account: '*', scopes: ['orders:audit'], test: false }
+  t.same(requireReadAccess(auditor), { auditor: true, keyId: 'Auditor12345' })
+  t.throws(() => requireReadAccess({ ...auditor, scopes: ['orders:read'] }), new WaybillError('api_key_forbidden', 'This key lacks the orders:audit scope'))
 })

@@ -21,6 +21,20 @@ export interface OrderFilter extends ListFilters {
   readonly limit: number
 }
 
+/** Where the auditor's list stands: it pages on (account, order_id), since order_ids repeat across accounts. */
+export interface AuditPosition {
+  readonly account: string
+  readonly orderId: string
+}
+
+export interface AuditOrderFilter extends ListFilters {
+  /** Only this account's orders; every account's when absent. */
+  readonly account?: string
+  /** Return orders that sort after this one in (account, order_id) order (the keyset cursor). */
+  readonly after?: AuditPosition
+  readonly limit: number
+}
+
 /**
  * The query side of the `orders` read model. Before every query it looks (one stat) whether a
  * rebuild swapped the generation pointer, and if so opens the new file before closing the old
@@ -65,6 +79,32 @@ export class ReadModel {
     add('updated_at_key >= ?', filter.updatedSince)
     add('order_id > ?', filter.afterOrderId)
     const sql = `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY order_id LIMIT ?`
+    const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
+    return records.map(fromRecord)
+  }
+
+  /**
+   * Orders of every account (or of `filter.account`), in (account, order_id) order: an auditor
+   * key's list. The primary key (account, order_id) serves the order and the keyset.
+   */
+  listAllOrders(filter: AuditOrderFilter): OrderRow[] {
+    const where: string[] = []
+    const values: string[] = []
+    const add = (clause: string, value: string | undefined): void => {
+      if (value === undefined) return
+      where.push(clause)
+      values.push(value)
+    }
+    add('account = ?', filter.account)
+    add('status = ?', filter.status)
+    add('customer = ?', filter.customer)
+    add('location = ?', filter.location)
+    add('updated_at_key >= ?', filter.updatedSince)
+    if (filter.after !== undefined) {
+      where.push('(account, order_id) > (?, ?)')
+      values.push(filter.after.account, filter.after.orderId)
+    }
+    const sql = `SELECT * FROM orders ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')} `}ORDER BY account, order_id LIMIT ?`
     const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
     return records.map(fromRecord)
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { codePointsOver, LIMITS, WaybillError } from '@waybill/domain'
-import type { ListFilters } from '../orders/reader.js'
+import { codePointsOver, isAccountId, LIMITS, WaybillError } from '@waybill/domain'
+import type { AuditPosition, ListFilters } from '../orders/reader.js'
 
 const VERSION = 2
 
@@ -55,7 +55,46 @@ function parse(cursor: string): Record<string, unknown> | null {
  * bits, so two filter sets meet by chance practically never. `limit` is left out: a client may
  * change the page size between pages.
  */
-function filtersDigest(filters: ListFilters): string {
-  const canonical = JSON.stringify([filters.status ?? null, filters.customer ?? null, filters.location ?? null, filters.updatedSince ?? null])
+function filtersDigest(filters: ListFilters, more: ReadonlyArray<string | null> = []): string {
+  const canonical = JSON.stringify([filters.status ?? null, filters.customer ?? null, filters.location ?? null, filters.updatedSince ?? null, ...more])
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16)
+}
+
+/** The auditor's list filters: those of every list, and the one account it may be narrowed to. */
+export interface AuditFilters extends ListFilters {
+  readonly account?: string
+}
+
+/**
+ * The auditor's cursor: the same wrapping, with the account of the last order too (the auditor's
+ * list pages on account, order_id), bound to the auditor's filters. Its form differs from a
+ * tenant cursor, so neither list takes the other's.
+ */
+export function encodeAuditCursor(last: AuditPosition, filters: AuditFilters): string {
+  return serializeAudit(last.account, last.orderId, auditDigest(filters))
+}
+
+function serializeAudit(account: string, after: string, filters: string): string {
+  return Buffer.from(JSON.stringify({ v: VERSION, account, after, filters })).toString('base64url')
+}
+
+/** Where to page on from, if `cursor` is one this API wrote for an auditor's list with these `filters`. */
+export function decodeAuditCursor(cursor: string, filters: AuditFilters): AuditPosition {
+  const value = parse(cursor)
+  const account = value?.account
+  const after = value?.after
+  if (value === null || value.v !== VERSION || typeof account !== 'string' || !isAccountId(account) || typeof after !== 'string' ||
+    after === '' || codePointsOver(after, LIMITS.orderIdMaxLength) || typeof value.filters !== 'string' ||
+    serializeAudit(account, after, value.filters) !== cursor) {
+    throw new WaybillError('bad_request', 'cursor: not a cursor this API returned')
+  }
+  if (value.filters !== auditDigest(filters)) {
+    throw new WaybillError('bad_request', 'cursor: not a cursor this API returned for these filters')
+  }
+  return { account, orderId: after }
+}
+
+/** `filtersDigest` of the auditor's filters, marked so that it never equals a tenant list's. */
+function auditDigest(filters: AuditFilters): string {
+  return filtersDigest(filters, ['audit', filters.account ?? null])
 }

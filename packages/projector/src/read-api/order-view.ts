@@ -2,8 +2,9 @@ import type { OrderRow } from '../orders/order-row.js'
 import type { OrderView } from './schemas.js'
 
 /**
- * An order row as the read API answers it: the shape `OrderSchema` documents, checked by the
- * compiler (no account: the caller's key already says which).
+ * An order row as the read API answers an ordinary key: the shape `OrderSchema` documents,
+ * checked by the compiler. No account (the caller's key already says which) and no global
+ * position (it would show the activity of every other account).
  */
 export function orderView(row: OrderRow): OrderView {
   return {
@@ -22,6 +23,10 @@ export function orderView(row: OrderRow): OrderView {
     received_at: row.received_at,
     last_event: row.last_event_type,
     revision: row.revision,
-    position: row.position,
   }
+}
+
+/** The same for an auditor key, which reads every account: with the order's account and position. */
+export function auditedOrderView(row: OrderRow): OrderView {
+  return { ...orderView(row), account: row.account, position: row.position }
 }

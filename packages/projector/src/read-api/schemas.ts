@@ -9,7 +9,14 @@ const ImageRefSchema = Type.Object({
   bytes: Type.Integer(),
 }, { description: 'A stored image; GET …/pod or …/signature answers its bytes' })
 
+/**
+ * Shown to auditor keys (orders:audit) only. The global position counts every account's events,
+ * so a tenant watching it would see how busy the others are (docs/contract.md#read-api).
+ */
+const AuditOnly = (description: string) => Type.Optional(Type.String({ description: `${description}; auditor keys only` }))
+
 export const OrderSchema = Type.Object({
+  account: AuditOnly('The order\'s account'),
   order_id: Type.String(),
   customer: Type.String(),
   location: Type.String(),
@@ -25,7 +32,7 @@ export const OrderSchema = Type.Object({
   received_at: Nullable(Type.String({ description: 'When the service received the latest event' })),
   last_event: Type.String({ description: 'Stored type of the latest event' }),
   revision: Type.Integer({ description: 'Revision (from 0) of the latest event in the order stream' }),
-  position: Type.String({ description: 'Global log position of the latest event (decimal)' }),
+  position: AuditOnly('Global log position of the latest event (decimal)'),
 }, { description: 'An order as the read model holds it; it trails the event log by a moment' })
 
 /** An order as the read API answers it; its one definition is `OrderSchema`. */
@@ -54,6 +61,7 @@ export const OrderListSchema = Type.Object({
 })
 
 export const HistorySchema = Type.Object({
+  account: AuditOnly('The order\'s account'),
   order_id: Type.String(),
   events: Type.Array(Type.Object({
     type: Type.String(),
@@ -61,7 +69,7 @@ export const HistorySchema = Type.Object({
     event_date: Nullable(Type.String()),
     received_at: Nullable(Type.String()),
     revision: Type.Integer(),
-    position: Type.String(),
+    position: AuditOnly('Global log position of the event (decimal)'),
     hash: Type.String(),
     prev_hash: Nullable(Type.String()),
   })),

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
-import { decodeCursor, encodeCursor } from '../../src/read-api/cursor.js'
+import { decodeAuditCursor, decodeCursor, encodeAuditCursor, encodeCursor } from '../../src/read-api/cursor.js'
 
 const pending = { status: 'pending' } as const
 const rejected = (cursor: string, filters: object, detail: RegExp) => {
@@ -53,4 +53,45 @@ t.test('only the exact form this API writes is a cursor', async (t) => {
     Buffer.from(JSON.stringify(issued)).toString('base64'),
   ]
   for (const form of forms) t.ok(rejected(form, pending, /not a cursor this API returned/), Buffer.from(form, 'base64url').toString('utf8'))
+})
+
+const auditRejected = (cursor: string, filters: object, detail: RegExp) => {
+  try {
+    decodeAuditCursor(cursor, filters)
+  } catch (error) {
+    return error instanceof WaybillError && error.code === 'bad_request' && detail.test(error.detail ?? '')
+  }
+  return false
+}
+
+t.test('an auditor\'s cursor gives back the account and order_id it was made from, for the same filters', async (t) => {
+  const last = { account: 'acme', orderId: 'ord-1' }
+  t.same(decodeAuditCursor(encodeAuditCursor(last, {}), {}), last)
+  t.same(decodeAuditCursor(encodeAuditCursor(last, { account: 'acme', ...pending }), { account: 'acme', status: 'pending' }), last)
+  t.ok(auditRejected(encodeAuditCursor(last, {}), { account: 'acme' }, /for these filters/), 'narrowed to an account since')
+  t.ok(auditRejected(encodeAuditCursor(last, { account: 'acme' }), { account: 'globex' }, /for these filters/))
+  t.ok(auditRejected(encodeAuditCursor(last, pending), {}, /for these filters/))
+})
+
+t.test('a tenant cursor is no auditor cursor, and the other way round', async (t) => {
+  t.ok(auditRejected(encodeCursor('ord-1', pending), pending, /not a cursor this API returned$/))
+  t.ok(rejected(encodeAuditCursor({ account: 'acme', orderId: 'ord-1' }, pending), pending, /not a cursor this API returned$/))
+})
+
+t.test('only the exact form this API writes is an auditor cursor', async (t) => {
+  const issued = JSON.parse(Buffer.from(encodeAuditCursor({ account: 'acme', orderId: 'ord-1' }, pending), 'base64url').toString('utf8')) as Record<string, unknown>
+  const forms = [
+    '', 'garbage', wrap('null'), wrap('{}'),
+    wrap(JSON.stringify({ ...issued, account: 'Acme' })),
+    wrap(JSON.stringify({ ...issued, account: '*' })),
+    wrap(JSON.stringify({ ...issued, account: 7 })),
+    wrap(JSON.stringify({ ...issued, after: '' })),
+    wrap(JSON.stringify({ ...issued, after: 7 })),
+    wrap(JSON.stringify({ ...issued, after: 'x'.repeat(129) })),
+    wrap(JSON.stringify({ ...issued, v: 3 })),
+    wrap(JSON.stringify({ ...issued, filters: 1 })),
+    wrap(JSON.stringify({ ...issued, extra: 1 })),
+    wrap(JSON.stringify(Object.fromEntries(Object.entries(issued).reverse()))),
+  ]
+  for (const form of forms) t.ok(auditRejected(form, pending, /not a cursor this API returned$/), Buffer.from(form, 'base64url').toString('utf8'))
 })

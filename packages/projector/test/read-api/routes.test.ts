@@ -31,7 +31,7 @@ function fileBlobs(dir: string): BlobReader & { put(bytes: Buffer): Promise<stri
   }
 }
 
-interface Fixture { app: FastifyInstance; ids: string[] }
+interface Fixture { app: FastifyInstance; ids: string[]; logs: Array<Record<string, unknown>> }
 
 async function fixture(t: { teardown(fn: () => Promise<void>): void }): Promise<Fixture> {
   const dir = await tempDir()
@@ -68,8 +68,11 @@ async function fixture(t: { teardown(fn: () => Promise<void>): void }): Promise<
   await projector.waitFor((await store.headPosition())!)
   await projector.stop()
 
-  // order_id may be 128 characters (more, percent-encoded); Fastify's default cap is 100.
-  const app = Fastify({ routerOptions: { maxParamLength: 1024 } })
+  // order_id may be 128 characters (more, percent-encoded); Fastify's default cap is 100. The log
+  // is kept (at warn, as an operator may set it) to see what auditor reads write there.
+  const logs: Array<Record<string, unknown>> = []
+  const stream = { write: (line: string) => { logs.push(JSON.parse(line) as Record<string, unknown>) } }
+  const app = Fastify({ routerOptions: { maxParamLength: 1024 }, logger: { level: 'warn', stream } })
   // The ingress' error handler in miniature: a WaybillError becomes its status and code.
   app.setErrorHandler(async (error, _request, reply) => {
     if (!(error instanceof WaybillError)) _request.log.error(error)
@@ -92,7 +95,7 @@ async function fixture(t: { teardown(fn: () => Promise<void>): void }): Promise<
     await store.close()
     await dir.remove()
   })
-  return { app, ids }
+  return { app, ids, logs }
 }
 
 const reader = { 'x-test-principal': 'acme|orders:read' }
@@ -220,7 +223,7 @@ t.test('read API', async (t) => {
     t.equal(events[0]?.prev_hash, null)
     t.equal(events[1]?.prev_hash, events[0]?.hash)
     t.equal(events[2]?.prev_hash, events[1]?.hash)
-    t.equal(typeof events[0]?.position, 'string')
+    t.notOk('position' in (events[0] ?? {}), 'no global position: it would show other accounts\' activity')
     t.equal(events[2]?.event_date, '2025-03-03T10:00:00Z')
     t.match(events[0]?.data, { order_id: 'ord-001', customer: 'odd' })
     t.equal((await get('/v1/orders/nope/events')).statusCode, 404)
@@ -241,5 +244,125 @@ t.test('read API', async (t) => {
   t.test('an order_id of 128 characters is looked up; one of 129 is a 400', async (t) => {
     t.equal((await get(`/v1/orders/${'x'.repeat(128)}`)).json().code, 'not_found')
     t.equal((await get(`/v1/orders/${'x'.repeat(129)}`)).json().code, 'bad_request')
+  })
+})
+
+const auditor = { 'x-test-principal': '*|orders:audit' }
+interface Listed { orders: Array<Record<string, unknown> & { order_id: string; account?: string }>; next_cursor: string | null }
+
+t.test('global positions, and auditor keys', async (t) => {
+  const { app, ids, logs } = await fixture(t)
+  const get = (url: string, headers: Record<string, string> = reader) => app.inject({ method: 'GET', url, headers })
+  const auditLines = () => logs.filter((line) => line['audit'] !== undefined).map((line) => line['audit'])
+
+  t.test('an ordinary key sees neither the global position nor an account, in the order, the list or the history', async (t) => {
+    const order = (await get('/v1/orders/ord-001')).json<Record<string, unknown>>()
+    t.notOk('position' in order)
+    t.notOk('account' in order)
+    for (const listed of (await get('/v1/orders?limit=500')).json<Listed>().orders) {
+      t.notOk('position' in listed || 'account' in listed, listed.order_id)
+    }
+    const history = (await get('/v1/orders/ord-001/events')).json<{ events: Array<Record<string, unknown>> }>()
+    t.notOk('account' in history)
+    t.notOk(history.events.some((event) => 'position' in event))
+    t.same(auditLines(), [], 'and nothing an ordinary key reads is logged as an audit')
+  })
+
+  t.test('an auditor key lists every account\'s orders, each with its account and position, a page at a time', async (t) => {
+    const seen: Array<[string | undefined, string]> = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const response = await get(`/v1/orders?limit=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, auditor)
+      t.equal(response.statusCode, 200)
+      const body = response.json<Listed>()
+      for (const order of body.orders) {
+        seen.push([order.account, order.order_id])
+        t.match(order.position, /^\d+$/, `${String(order.account)}/${order.order_id} has its position`)
+      }
+      cursor = body.next_cursor
+      pages += 1
+    } while (cursor !== null && pages < 10)
+    t.same(seen, [...ids.map((id) => ['acme', id]), ['globex', 'ord-000'], ['initech', 'frac-a'], ['initech', 'frac-b']],
+      'in (account, order_id) order, each once, ord-000 of two accounts both')
+    t.equal(pages, 4)
+    const narrowed = (await get('/v1/orders?account=globex', auditor)).json<Listed>()
+    t.match(narrowed.orders, [{ account: 'globex', order_id: 'ord-000', address: 'elsewhere' }])
+    t.equal(narrowed.orders.length, 1)
+    t.same((await get('/v1/orders?status=completed', auditor)).json<Listed>().orders.map((o) => [o.account, o.order_id]), [['acme', 'ord-001']])
+    const acmeFirst = (await get('/v1/orders?account=acme&limit=20', auditor)).json<Listed>()
+    const acmeRest = (await get(`/v1/orders?account=acme&limit=20&cursor=${encodeURIComponent(acmeFirst.next_cursor ?? '')}`, auditor)).json<Listed>()
+    t.same([...acmeFirst.orders, ...acmeRest.orders].map((o) => o.order_id), ids, 'narrowed to one account, paged')
+  })
+
+  t.test('the auditor\'s list parameters and cursors', async (t) => {
+    for (const query of ['account=Bad-Name', 'account=*', 'account=', 'account=acme&account=globex', 'colour=red', 'limit=0']) {
+      const response = await get(`/v1/orders?${query}`, auditor)
+      t.equal(response.statusCode, 400, query)
+      t.equal(response.json().code, 'bad_request', query)
+    }
+    const tenantCursor = (await get('/v1/orders?limit=2')).json<Listed>().next_cursor ?? ''
+    const auditCursor = (await get('/v1/orders?limit=2', auditor)).json<Listed>().next_cursor ?? ''
+    t.match((await get(`/v1/orders?cursor=${tenantCursor}`, auditor)).json(), { code: 'bad_request', detail: /not a cursor this API returned$/ }, 'a tenant\'s cursor')
+    t.match((await get(`/v1/orders?cursor=${auditCursor}`)).json(), { code: 'bad_request', detail: /not a cursor this API returned$/ }, 'and the other way round')
+    t.match((await get(`/v1/orders?account=acme&cursor=${auditCursor}`, auditor)).json(), { detail: /for these filters/ }, 'narrowed since')
+    t.match((await get('/v1/orders?account=acme', reader)).json(), { code: 'bad_request', detail: 'account: not a parameter of this list' }, 'an ordinary key\'s list takes no account, as before')
+  })
+
+  t.test('an auditor key reads one order, its history and its images in any account, which it names', async (t) => {
+    t.match((await get('/v1/orders/ord-000?account=globex', auditor)).json(), { account: 'globex', order_id: 'ord-000', address: 'elsewhere', position: /^\d+$/ })
+    t.match((await get('/v1/orders/ord-000?account=acme', auditor)).json(), { account: 'acme', order_id: 'ord-000', address: '1 Main St' })
+    t.match((await get('/v1/orders/ord-001?account=acme', auditor)).json(), { account: 'acme', status: 'completed', recipient: 'Ann' })
+    const history = (await get('/v1/orders/ord-001/events?account=acme', auditor)).json<{ account: string; events: Array<Record<string, unknown>> }>()
+    t.equal(history.account, 'acme')
+    t.same(history.events.map((e) => e.type), ['OrderAdded', 'OrderUpdated', 'OrderCompleted'])
+    t.ok(history.events.every((event) => typeof event.position === 'string'), 'with the global positions')
+    t.same((await get('/v1/orders/ord-000/events?account=globex', auditor)).json<{ events: unknown[] }>().events.length, 1)
+    const pod = await get('/v1/orders/ord-001/pod?account=acme', auditor)
+    t.equal(pod.statusCode, 200)
+    t.same(pod.rawPayload, PNG)
+    t.equal((await get('/v1/orders/ord-001/signature?account=acme', auditor)).statusCode, 404)
+    t.equal((await get('/v1/orders/ord-001?account=globex', auditor)).statusCode, 404, 'not in that account')
+    t.equal((await get('/v1/orders/nope/events?account=acme', auditor)).statusCode, 404)
+    for (const path of ['/v1/orders/ord-001', '/v1/orders/ord-001/events', '/v1/orders/ord-001/pod', '/v1/orders/ord-001?account=Acme',
+      '/v1/orders/ord-001?account=acme&account=globex', '/v1/orders/ord-001/events?account=*']) {
+      t.match((await get(path, auditor)).json(), { code: 'bad_request', detail: /^account: an auditor key names the account to read/ }, path)
+    }
+  })
+
+  t.test('an ordinary key\'s account parameter changes nothing: it reads only its own account, exactly as before', async (t) => {
+    t.match((await get('/v1/orders/ord-000?account=globex')).json(), { order_id: 'ord-000', address: '1 Main St' }, 'acme\'s ord-000, not globex\'s')
+    t.equal((await get('/v1/orders/ord-005?account=acme', { 'x-test-principal': 'globex|orders:read' })).statusCode, 404)
+    t.equal((await get('/v1/orders/ord-001/events?account=acme', { 'x-test-principal': 'globex|orders:read' })).statusCode, 404)
+    t.equal((await get('/v1/orders/ord-001/pod?account=acme', { 'x-test-principal': 'globex|orders:read' })).statusCode, 404)
+    t.same((await get('/v1/orders', { 'x-test-principal': 'globex|orders:read' })).json<Listed>().orders.map((o) => o.order_id), ['ord-000'])
+  })
+
+  t.test('orders:audit on a key of one account reads nothing more; a * key without orders:audit reads nothing', async (t) => {
+    for (const principal of ['acme|orders:audit', '*|orders:read', '*|orders:add']) {
+      for (const path of ['/v1/orders', '/v1/orders/ord-001?account=acme', '/v1/orders/ord-001/events?account=acme', '/v1/orders/ord-001/pod?account=acme']) {
+        const response = await get(path, { 'x-test-principal': principal })
+        t.equal(response.statusCode, 403, `${principal} ${path}`)
+        t.equal(response.json().code, 'api_key_forbidden')
+      }
+    }
+  })
+
+  t.test('every auditor read is one log line with its key id, route, account and order_id, at warn level too', async (t) => {
+    logs.length = 0
+    await get('/v1/orders/ord-000?account=globex', auditor)
+    await get('/v1/orders/ord-001/events?account=acme', auditor)
+    await get('/v1/orders/ord-001/pod?account=acme', auditor)
+    await get('/v1/orders?account=initech', auditor)
+    await get('/v1/orders/ord-001?account=globex', auditor)
+    await get('/v1/orders/ord-001')
+    t.same(auditLines(), [
+      { key_id: 'TestKey12345', route: '/v1/orders/:order_id', account: 'globex', order_id: 'ord-000' },
+      { key_id: 'TestKey12345', route: '/v1/orders/:order_id/events', account: 'acme', order_id: 'ord-001' },
+      { key_id: 'TestKey12345', route: '/v1/orders/:order_id/pod', account: 'acme', order_id: 'ord-001' },
+      { key_id: 'TestKey12345', route: '/v1/orders', account: 'initech', order_id: null,
+        orders: [{ account: 'initech', order_id: 'frac-a' }, { account: 'initech', order_id: 'frac-b' }] },
+    ], 'a read that found nothing returned nothing to log; an ordinary key\'s reads are not audit lines')
+    t.ok(logs.filter((line) => line['audit'] !== undefined).every((line) => line['level'] === 30 && line['msg'] === 'auditor read'))
   })
 })

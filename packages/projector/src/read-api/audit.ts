@@ -1,0 +1,38 @@
+import type { FastifyRequest } from 'fastify'
+import { isAccountId, WaybillError } from '@waybill/domain'
+
+/** The query string as sent, so that a parameter the route schema does not know is seen too. */
+export function queryOf(request: FastifyRequest): URLSearchParams {
+  return new URLSearchParams(request.url.split('?')[1] ?? '')
+}
+
+/**
+ * The account an auditor key reads: named once in `?account=`, as an account id. An ordinary
+ * key's `account` parameter is ignored on the one-order routes, as any unknown parameter always
+ * was: its own account is the only one it can read.
+ */
+export function auditedAccount(request: FastifyRequest): string {
+  const named = queryOf(request).getAll('account')
+  const [account] = named
+  if (named.length !== 1 || account === undefined || !isAccountId(account)) {
+    throw new WaybillError('bad_request', 'account: an auditor key names the account to read, once (?account=<account id>)')
+  }
+  return account
+}
+
+/** What one auditor read returned: the account and order, or for a list every order on the page. */
+export interface AuditedRead {
+  readonly account: string
+  readonly order_id: string | null
+  readonly orders?: ReadonlyArray<{ readonly account: string; readonly order_id: string }>
+}
+
+/**
+ * One log line per auditor read, with its key id and route: written at `info` even when the
+ * logger is set higher (only `silent` silences it), since an audit trail that a log level can
+ * switch off is not one.
+ */
+export function logAuditorRead(request: FastifyRequest, keyId: string, read: AuditedRead): void {
+  const log = request.log.level === 'silent' ? request.log : request.log.child({}, { level: 'info' })
+  log.info({ audit: { key_id: keyId, route: request.routeOptions.url, ...read } }, 'auditor read')
+}
