@@ -45,8 +45,11 @@ function notJson(): WaybillError {
  * (bounded) are visited one at a time. A token out of place is refused as invalid JSON at once,
  * which is what JSON.parse would answer, and it also bounds the number of strings: each one is a
  * key or a value, and both are counted. The scan never refuses valid JSON within the limits.
+ *
+ * With `complete` false, `body` is the start of a body still arriving: a string may run past its
+ * end. Every limit only grows with more bytes, so a start past one is refused already.
  */
-export function checkJsonStructure(body: Buffer): void {
+export function checkJsonStructure(body: Buffer, complete = true): void {
   const end = body.length
   // One entry per open container, true for an object; never longer than bodyMaxDepth.
   const containers: boolean[] = []
@@ -81,7 +84,10 @@ export function checkJsonStructure(body: Buffer): void {
       let from = i + 1
       let quote = body.indexOf(QUOTE, from)
       for (;;) {
-        if (quote === -1) throw notJson()
+        if (quote === -1) {
+          if (complete) throw notJson()
+          return
+        }
         if (nextBackslash < from) {
           nextBackslash = body.indexOf(BACKSLASH, from)
           if (nextBackslash === -1) nextBackslash = end

@@ -30,14 +30,44 @@ function unparseable(): WaybillError {
  * The steps are those of the algorithm undici implements (the WHATWG draft "multipart/form-data
  * parser"): CRLFs before the first boundary and after the last are allowed; a part needs a
  * `Content-Disposition: form-data; name="…"` header; `%0A`, `%0D` and `%22` in names are decoded;
- * a `Content-Transfer-Encoding: base64` part is decoded; text is UTF-8 without its BOM. One
- * difference: a part ends at CRLF `--boundary`, the delimiter of RFC 2046, where undici stops at
- * the first `boundary` it finds and fails when that is not the delimiter; the two agree whenever
- * the content does not contain its own boundary, which a sender must ensure. And header lines
- * end with CRLF, where undici also takes CR and any byte. A file part (one with
- * a filename) is refused: images travel as Data URLs in text fields (docs/contract.md#body-content-types).
+ * a `Content-Transfer-Encoding: base64` part is decoded; text is UTF-8 without its BOM. Two
+ * differences, on bodies that a conforming sender does not produce: a part ends at CRLF
+ * `--boundary`, the delimiter of RFC 2046, where undici stops at the first `boundary` text and
+ * fails when that is not the delimiter (a sender must keep its boundary out of its contents); and
+ * a header line ends with CRLF, where undici also takes CR and any byte. A file part (one with a
+ * filename) is refused: images travel as Data URLs in text fields (docs/contract.md#body-content-types).
  */
 export function multipartFields(body: Buffer, contentType: string): Array<[string, string]> {
+  const fields: Array<[string, string]> = []
+  const files: string[] = []
+  walkParts(body, contentType, true, (headers, content) => {
+    if (headers.filename !== null) {
+      files.push(headers.name)
+      return
+    }
+    const bytes = headers.encoding === 'base64' ? Buffer.from(content.toString('utf8'), 'base64') : content
+    fields.push([headers.name, utf8WithoutBom(bytes, 2)])
+  })
+  const [firstFile] = files
+  if (firstFile !== undefined) {
+    throw new WaybillError('bad_request', `Multipart part "${firstFile}" is a file; send images as Data URLs in text fields`)
+  }
+  return fields
+}
+
+/**
+ * The part and markup limits of `multipartFields`, and its refusal of what cannot be parsed, on
+ * the start of a body still arriving: the parts seen so far are counted, their contents not decoded.
+ */
+export function checkMultipartStructure(start: Buffer, contentType: string): void {
+  walkParts(start, contentType, false, () => {})
+}
+
+/**
+ * Calls `onPart` for each part in order. With `complete` false, `body` is the start of a body,
+ * and the walk ends quietly where the bytes do; every count only grows with more bytes.
+ */
+function walkParts(body: Buffer, contentType: string, complete: boolean, onPart: (headers: PartHeaders, content: Buffer) => void): void {
   const boundary = boundaryOf(contentType)
   if (boundary === null) throw unparseable()
   const dashBoundary = Buffer.from(`--${boundary}`, 'utf8')
@@ -50,20 +80,33 @@ export function multipartFields(body: Buffer, contentType: string): Array<[strin
     position += 2
   }
   let end = body.length
-  while (end > position && body[end - 1] === LF && body[end - 2] === CR) {
+  while (complete && end > position && body[end - 1] === LF && body[end - 2] === CR) {
     markup.spend(2)
     end -= 2
   }
   const input = body.subarray(0, end)
+  // A whole body that ends early cannot be parsed; the start of one says nothing more yet.
+  const outOfBytes = (): void => {
+    if (complete) throw unparseable()
+  }
 
-  const fields: Array<[string, string]> = []
   let parts = 0
-  let firstFile: string | null = null
   for (;;) {
-    if (!startsWith(input, dashBoundary, position)) throw unparseable()
+    if (!startsWith(input, dashBoundary, position)) {
+      if (position + dashBoundary.length <= input.length) throw unparseable()
+      outOfBytes()
+      return
+    }
     position += dashBoundary.length
     markup.spend(dashBoundary.length + 2)
-    if (position === input.length - 2 && input[position] === DASH && input[position + 1] === DASH) break
+    if (input[position] === DASH && input[position + 1] === DASH) {
+      if (!complete || position === input.length - 2) return
+      throw unparseable()
+    }
+    if (position + 2 > input.length) {
+      outOfBytes()
+      return
+    }
     if (input[position] !== CR || input[position + 1] !== LF) throw unparseable()
     position += 2
 
@@ -73,26 +116,23 @@ export function multipartFields(body: Buffer, contentType: string): Array<[strin
     }
     // The headers are walked a byte at a time, so they are paid for before they are read.
     const headersEnd = input.indexOf(HEADERS_END, position - 2)
-    if (headersEnd === -1) throw unparseable()
+    if (headersEnd === -1) {
+      markup.spend(input.length - position)
+      outOfBytes()
+      return
+    }
     markup.spend(headersEnd + 4 - position)
     const headers = partHeaders(input.subarray(0, headersEnd + 4), position)
     position = headers.end + 2
 
     const close = input.indexOf(delimiter, position)
-    if (close === -1) throw unparseable()
-    let content = input.subarray(position, close)
-    position = close + 2
-    if (headers.encoding === 'base64') content = Buffer.from(content.toString('utf8'), 'base64')
-    if (headers.filename !== null) {
-      firstFile ??= headers.name
-      continue
+    if (close === -1) {
+      outOfBytes()
+      return
     }
-    fields.push([headers.name, utf8WithoutBom(content, 2)])
+    onPart(headers, input.subarray(position, close))
+    position = close + 2
   }
-  if (firstFile !== null) {
-    throw new WaybillError('bad_request', `Multipart part "${firstFile}" is a file; send images as Data URLs in text fields`)
-  }
-  return fields
 }
 
 class MarkupBudget {

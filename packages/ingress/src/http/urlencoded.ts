@@ -55,6 +55,15 @@ export async function urlencodedFields(body: Buffer, pause: () => Promise<void>)
   return fields
 }
 
+/**
+ * The field and markup limits of `urlencodedFields`, on the start of a form still arriving. The
+ * raw bytes are counted: replacing invalid UTF-8 only lengthens names, so a start past a limit
+ * is past it whole.
+ */
+export function checkFormStructure(start: Buffer): void {
+  splitPieces(start)
+}
+
 interface Piece {
   readonly start: number
   /** Where the name ends: the first `=`, or the end of the piece when it has none. */

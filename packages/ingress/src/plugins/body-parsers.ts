@@ -1,11 +1,13 @@
+import type { IncomingMessage } from 'node:http'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
 import { formFieldsToBody } from '../http/form-fields.js'
 import { checkJsonStructure } from '../http/json-structure.js'
-import { multipartFields } from '../http/multipart.js'
-import { urlencodedFields } from '../http/urlencoded.js'
+import { checkMultipartStructure, multipartFields } from '../http/multipart.js'
+import { readBody } from '../http/read-body.js'
+import { checkFormStructure, urlencodedFields } from '../http/urlencoded.js'
 
 /**
  * Zero bytes or only white space (docs/contract.md#empty-bodies), as String.prototype.trim counts
@@ -34,15 +36,17 @@ function noBody(): WaybillError {
 }
 
 /**
- * The three body types (docs/contract.md#body-content-types), each read whole into a buffer (Fastify's bodyLimit
- * stops it at 16 MiB with payload_too_large) and turned into the same plain shape, so the
- * validators see one structure whatever the content type. Fastify's own parsers are removed:
- * their errors and their treatment of empty bodies do not follow our precedence.
+ * The three body types (docs/contract.md#body-content-types), each read whole into a buffer (at
+ * most 16 MiB, else payload_too_large) and turned into the same plain shape, so the validators
+ * see one structure whatever the content type. Fastify's own parsers are removed: their errors
+ * and their treatment of empty bodies do not follow our precedence.
  *
  * Parsing runs on the thread every request shares, before the key's scope is known, so its cost
  * is bounded by the structure of the body, not by its bytes (docs/contract.md#limits): a JSON body
  * is scanned before JSON.parse, forms and multipart bodies are read by parsers that count as they
- * go. Past a bound the answer is bad_request naming it.
+ * go, and the same checks look at the start of a body while it arrives, so that one already past
+ * a limit is refused (and its connection closed) before the rest is read. Past a bound the answer
+ * is bad_request naming it.
  *
  * A blank body is `no_body` whatever its content type, including an unknown one: the emptiness
  * of a body is a fact about it before its type matters. A non-blank body of any other type, or
@@ -51,7 +55,8 @@ function noBody(): WaybillError {
 async function bodyParsers(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers()
 
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (_request: FastifyRequest, body: Buffer) => {
+  app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const body = await readBody(payload, request.headers['content-length'], (start) => { checkJsonStructure(start, false) })
     if (isBlank(body)) throw noBody()
     checkJsonStructure(body)
     await yieldToOthers()
@@ -65,16 +70,19 @@ async function bodyParsers(app: FastifyInstance): Promise<void> {
     return parsed
   })
 
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, async (_request: FastifyRequest, body: Buffer) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const body = await readBody(payload, request.headers['content-length'], checkFormStructure)
     if (isBlank(body)) throw noBody()
     const fields = await urlencodedFields(body, yieldToOthers)
     await yieldToOthers()
     return formFieldsToBody(fields)
   })
 
-  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
+  app.addContentTypeParser('multipart/form-data', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const contentType = request.headers['content-type'] ?? ''
+    const body = await readBody(payload, request.headers['content-length'], (start) => { checkMultipartStructure(start, contentType) })
     if (isBlank(body)) throw noBody()
-    const fields = multipartFields(body, request.headers['content-type'] ?? '')
+    const fields = multipartFields(body, contentType)
     await yieldToOthers()
     return formFieldsToBody(fields)
   })
