@@ -12,11 +12,11 @@ export const LIMITS = {
   /** Digits allowed after the seconds' decimal point (nanoseconds). */
   fractionMaxDigits: 9,
   /*
-   * The structure of a body, bounded before it is parsed (docs/contract.md#limits): the work a
-   * parser does grows with the number of values, the nesting and the markup, not with the bytes
-   * of long strings, and a delivery event is small in structure (an envelope with one payload of
-   * about ten fields) even when its images make it large in bytes. Past any of these the answer
-   * is bad_request, naming the limit.
+   * The structure of a body, bounded before it is parsed (docs/contract.md#body-structure): the
+   * work a parser does grows with the number of values, the nesting and the markup, not with the
+   * bytes of long strings, and a delivery event is small in structure (an envelope with one
+   * payload of about ten fields) even when its images make it large in bytes. Past any of these
+   * the answer is bad_request, naming the limit.
    */
   /** Nesting of a JSON body: objects and arrays inside one another. An event needs 2. */
   bodyMaxDepth: 8,

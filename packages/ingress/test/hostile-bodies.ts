@@ -32,7 +32,7 @@ export function hostileBody(kind: HostileKind): HostileBody {
   }
 }
 
-/** The detail each is refused with (docs/contract.md#limits), all as 400 bad_request. */
+/** The detail each is refused with (docs/contract.md#body-structure), all as 400 bad_request. */
 export const REFUSAL: Readonly<Record<HostileKind, RegExp>> = {
   'nested-arrays': new RegExp(`^The JSON body nests objects and arrays more than ${LIMITS.bodyMaxDepth} deep`),
   'million-keys': new RegExp(`^The JSON body has more than ${LIMITS.bodyMaxFields} object members and array elements`),

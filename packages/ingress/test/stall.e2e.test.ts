@@ -7,7 +7,7 @@ import type { ProberResult, ProberSettings } from './healthz-prober.js'
 import type { Reply, SenderSettings } from './hostile-sender.js'
 import { startTestServer } from './harness.js'
 
-/** The stall any one body may cause other requests (docs/contract.md#limits). */
+/** The stall any one body may cause other requests (docs/contract.md#body-structure). */
 const STALL_BUDGET_MS = 50
 const PROBE_EVERY_MS = 5
 /**

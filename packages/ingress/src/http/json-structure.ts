@@ -34,7 +34,7 @@ function notJson(): WaybillError {
 
 /**
  * Walks a JSON body's tokens without building anything and refuses it, before JSON.parse does any
- * work, when its structure is past the limits (docs/contract.md#limits): nesting deeper than
+ * work, when its structure is past the limits (docs/contract.md#body-structure): nesting deeper than
  * `bodyMaxDepth`, more than `bodyMaxFields` object members and array elements, more than
  * `bodyMaxMarkupBytes` bytes outside strings, or more than `bodyMaxEscapes` escape sequences.
  * Within them JSON.parse costs about what copying the strings costs; past them it could cost

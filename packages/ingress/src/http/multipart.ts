@@ -21,7 +21,7 @@ function unparseable(): WaybillError {
 
 /**
  * The text fields of a multipart/form-data body, read as the platform's `Response.formData()`
- * (Node's built-in undici) reads them, with the work bounded (docs/contract.md#limits): at most
+ * (Node's built-in undici) reads them, with the work bounded (docs/contract.md#body-structure): at most
  * `bodyMaxFields` parts and `bodyMaxMarkupBytes` of boundaries and part headers, and every part's
  * content found with Buffer.indexOf and decoded by Buffer.toString, natively. `formData()` could
  * not be bounded from outside: it spent 24–60 ms on one 16 MiB part, and 0.6–1 s on a part with

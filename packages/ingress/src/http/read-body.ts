@@ -12,7 +12,7 @@ const DRAIN_PAUSE_MS = 10
  * Content-Length says so), as Fastify's `parseAs: 'buffer'` does, and meanwhile lets `checkStart`
  * look at what has arrived each time it doubles, from 64 KiB.
  *
- * A body whose start is already past a structure limit (docs/contract.md#limits) is not kept:
+ * A body whose start is already past a structure limit (docs/contract.md#body-structure) is not kept:
  * the rest of it is read and dropped, and the refusal answers once it has all arrived. The rest
  * is still read, not cut off, because a client that writes its whole body before it reads the
  * answer (most blocking HTTP clients do) would otherwise see a reset instead of the problem. But

@@ -20,7 +20,7 @@ function hexValue(byte: number): number {
 /**
  * The fields of an application/x-www-form-urlencoded body, exactly as `new URLSearchParams(text)`
  * reads them (the WHATWG URL Standard's urlencoded parser; a leading `?` is dropped), but with
- * bounded work on the thread every request shares (docs/contract.md#limits):
+ * bounded work on the thread every request shares (docs/contract.md#body-structure):
  * - at most `bodyMaxFields` fields, counted as the pieces between `&` (empty ones included), and
  *   at most `bodyMaxMarkupBytes` of names and separators, both refused before anything is decoded;
  * - values are percent-decoded a slice at a time, calling `pause` between slices, because a legit

@@ -25,7 +25,7 @@ function isBlank(body: Buffer): boolean {
 /**
  * Gives the event loop back between the costly steps of one body (the scan, the parse, then
  * validation with its image decoding), so that the requests waiting behind it are served in
- * between rather than after the whole of it (docs/contract.md#limits).
+ * between rather than after the whole of it (docs/contract.md#body-structure).
  */
 function yieldToOthers(): Promise<void> {
   return nextTurn()
@@ -42,7 +42,7 @@ function noBody(): WaybillError {
  * and their treatment of empty bodies do not follow our precedence.
  *
  * Parsing runs on the thread every request shares, before the key's scope is known, so its cost
- * is bounded by the structure of the body, not by its bytes (docs/contract.md#limits): a JSON body
+ * is bounded by the structure of the body, not by its bytes (docs/contract.md#body-structure): a JSON body
  * is scanned before JSON.parse, forms and multipart bodies are read by parsers that count as they
  * go, and the same checks look at the start of a body while it arrives, so that one already past
  * a limit is refused (and its connection closed) before the rest is read. Past a bound the answer
