@@ -11,6 +11,25 @@ export const LIMITS = {
   bodyMaxBytes: 16 * 1024 * 1024,
   /** Digits allowed after the seconds' decimal point (nanoseconds). */
   fractionMaxDigits: 9,
+  /*
+   * The structure of a body, bounded before it is parsed (docs/contract.md#body-structure): the
+   * work a parser does grows with the number of values, the nesting and the markup, not with the
+   * bytes of long strings, and a delivery event is small in structure (an envelope with one
+   * payload of about ten fields) even when its images make it large in bytes. Past any of these
+   * the answer is bad_request, naming the limit.
+   */
+  /** Nesting of a JSON body: objects and arrays inside one another. An event needs 2. */
+  bodyMaxDepth: 8,
+  /** JSON object members and array elements at every depth; form fields; multipart parts. */
+  bodyMaxFields: 1024,
+  /**
+   * Bytes of a body outside its text: in JSON everything outside string literals (white space,
+   * punctuation, numbers, literals); in a form the field names and separators; in multipart the
+   * boundaries and part headers.
+   */
+  bodyMaxMarkupBytes: 256 * 1024,
+  /** Escape sequences (`\"`, `\\`, `\u00e9`, …) in the strings of a JSON body. */
+  bodyMaxEscapes: 64 * 1024,
 } as const
 
 /** The longest base64 text that can decode to `imageMaxBytes`: checked before decoding. */

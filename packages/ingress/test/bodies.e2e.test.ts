@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { startTestServer } from './harness.js'
-import { addBody, completeBody, orderId } from './fixtures.js'
+import { LIMITS } from '@waybill/domain'
+import { addBody, completeBody, dataUrl, orderId, PNG } from './fixtures.js'
 
 /** The envelope as bracket-notation fields, as the specification's samples send it (docs/contract.md#body-content-types). */
 function fields(body: { event: string; event_date: string; event_payload: Record<string, unknown> }): Array<[string, string]> {
@@ -48,4 +50,23 @@ t.test('multipart/form-data with the same field names', async (t) => {
   const file = `--${boundary}\r\nContent-Disposition: form-data; name="event"\r\n\r\nORDER_ADD\r\n--${boundary}\r\nContent-Disposition: form-data; name="event_payload[pod]"; filename="pod.png"\r\nContent-Type: image/png\r\n\r\nxxxx\r\n--${boundary}--\r\n`
   const reply = await s.send('POST', '/v1/deliveries', { body: file, contentType: `multipart/form-data; boundary=${boundary}` })
   t.match(reply.json, { code: 'bad_request', detail: /file/ }, 'file parts are refused')
+})
+
+t.test('a delivery with two 5 MiB images passes the structure checks in every body type', async (t) => {
+  const s = await startTestServer(t)
+  // The largest image the contract takes, twice: a PNG of exactly 5 MiB, of compressed (random)
+  // bytes as real ones are, so that a form percent-encodes about 1 in 32 of its base64 characters.
+  const image = dataUrl('image/png', Buffer.concat([PNG, randomBytes(LIMITS.imageMaxBytes - PNG.length)]))
+  const complete = (id: string) => completeBody(id, { pod: image, signature: image.replace('image/png', 'IMAGE/PNG') })
+  const sent = {
+    json: (id: string) => s.json('/v1/deliveries', complete(id)),
+    form: (id: string) => s.send('POST', '/v1/deliveries', { body: form(fields(complete(id))), contentType: 'application/x-www-form-urlencoded' }),
+    multipart: (id: string) => s.send('POST', '/v1/deliveries', multipart(fields(complete(id)))),
+  }
+  for (const [type, send] of Object.entries(sent)) {
+    const id = orderId(type)
+    t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
+    const reply = await send(id)
+    t.equal(reply.status, 202, `${type}: ${reply.text.slice(0, 200)}`)
+  }
 })

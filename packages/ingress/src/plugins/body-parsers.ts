@@ -1,11 +1,34 @@
+import type { IncomingMessage } from 'node:http'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
 import { formFieldsToBody } from '../http/form-fields.js'
+import { checkJsonStructure } from '../http/json-structure.js'
+import { checkMultipartStructure, multipartFields } from '../http/multipart.js'
+import { readBody } from '../http/read-body.js'
+import { checkFormStructure, urlencodedFields } from '../http/urlencoded.js'
 
-/** Zero bytes or only white space (docs/contract.md#empty-bodies). */
+/**
+ * Zero bytes or only white space (docs/contract.md#empty-bodies), as String.prototype.trim counts
+ * white space. Almost every body starts with a byte that settles it; only one that starts with
+ * white space or a non-ASCII byte is decoded, natively, to be sure.
+ */
 function isBlank(body: Buffer): boolean {
+  const first = body[0]
+  if (first === undefined) return true
+  const asciiSpace = first === 0x20 || (first >= 0x09 && first <= 0x0d)
+  if (first < 0x80 && !asciiSpace) return false
   return body.toString('utf8').trim() === ''
+}
+
+/**
+ * Gives the event loop back between the costly steps of one body (the scan, the parse, then
+ * validation with its image decoding), so that the requests waiting behind it are served in
+ * between rather than after the whole of it (docs/contract.md#body-structure).
+ */
+function yieldToOthers(): Promise<void> {
+  return nextTurn()
 }
 
 function noBody(): WaybillError {
@@ -13,10 +36,17 @@ function noBody(): WaybillError {
 }
 
 /**
- * The three body types (docs/contract.md#body-content-types), each read whole into a buffer (Fastify's bodyLimit
- * stops it at 16 MiB with payload_too_large) and turned into the same plain shape, so the
- * validators see one structure whatever the content type. Fastify's own parsers are removed:
- * their errors and their treatment of empty bodies do not follow our precedence.
+ * The three body types (docs/contract.md#body-content-types), each read whole into a buffer (at
+ * most 16 MiB, else payload_too_large) and turned into the same plain shape, so the validators
+ * see one structure whatever the content type. Fastify's own parsers are removed: their errors
+ * and their treatment of empty bodies do not follow our precedence.
+ *
+ * Parsing runs on the thread every request shares, before the key's scope is known, so its cost
+ * is bounded by the structure of the body, not by its bytes (docs/contract.md#body-structure): a JSON body
+ * is scanned before JSON.parse, forms and multipart bodies are read by parsers that count as they
+ * go, and the same checks look at the start of a body while it arrives, so that one already past
+ * a limit is refused (and its connection closed) before the rest is read. Past a bound the answer
+ * is bad_request naming it.
  *
  * A blank body is `no_body` whatever its content type, including an unknown one: the emptiness
  * of a body is a fact about it before its type matters. A non-blank body of any other type, or
@@ -25,23 +55,36 @@ function noBody(): WaybillError {
 async function bodyParsers(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers()
 
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (_request: FastifyRequest, body: Buffer) => {
+  app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const body = await readBody(payload, request.headers['content-length'], (start) => { checkJsonStructure(start, false) })
     if (isBlank(body)) throw noBody()
+    checkJsonStructure(body)
+    await yieldToOthers()
+    let parsed: unknown
     try {
-      return JSON.parse(body.toString('utf8')) as unknown
+      parsed = JSON.parse(body.toString('utf8'))
     } catch {
       throw new WaybillError('bad_request', 'The body is not valid JSON')
     }
+    await yieldToOthers()
+    return parsed
   })
 
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, async (_request: FastifyRequest, body: Buffer) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const body = await readBody(payload, request.headers['content-length'], checkFormStructure)
     if (isBlank(body)) throw noBody()
-    return formFieldsToBody(new URLSearchParams(body.toString('utf8')))
+    const fields = await urlencodedFields(body, yieldToOthers)
+    await yieldToOthers()
+    return formFieldsToBody(fields)
   })
 
-  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
+  app.addContentTypeParser('multipart/form-data', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const contentType = request.headers['content-type'] ?? ''
+    const body = await readBody(payload, request.headers['content-length'], (start) => { checkMultipartStructure(start, contentType) })
     if (isBlank(body)) throw noBody()
-    return formFieldsToBody(await multipartFields(body, request.headers['content-type'] ?? ''))
+    const fields = multipartFields(body, contentType)
+    await yieldToOthers()
+    return formFieldsToBody(fields)
   })
 
   app.addContentTypeParser('*', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
@@ -51,31 +94,6 @@ async function bodyParsers(app: FastifyInstance): Promise<void> {
       ? 'A body needs a Content-Type: application/json, application/x-www-form-urlencoded or multipart/form-data'
       : `Content-Type ${type.split(';')[0] ?? ''} is not accepted; use application/json, application/x-www-form-urlencoded or multipart/form-data`)
   })
-}
-
-/**
- * Multipart is parsed by the platform's Fetch implementation (Node's built-in undici) from the
- * already-bounded buffer: one code path, no temporary files, and only text fields are accepted
- * (the images travel as Data URLs in text fields, as in the other two body types).
- */
-async function multipartFields(body: Buffer, contentType: string): Promise<Array<[string, string]>> {
-  let form: FormData
-  try {
-    // Deprecated in the DOM types only as advice against parsing unbounded uploads in a server;
-    // this body is already read and capped by bodyLimit, which is the case it is fine for.
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- see above
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData()
-  } catch {
-    throw new WaybillError('bad_request', 'The multipart body cannot be parsed')
-  }
-  const fields: Array<[string, string]> = []
-  for (const [name, value] of form.entries()) {
-    if (typeof value !== 'string') {
-      throw new WaybillError('bad_request', `Multipart part "${name}" is a file; send images as Data URLs in text fields`)
-    }
-    fields.push([name, value])
-  }
-  return fields
 }
 
 export default fp(bodyParsers, { name: 'waybill-body-parsers' })

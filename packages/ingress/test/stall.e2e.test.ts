@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { HOSTILE_KINDS, REFUSAL } from './hostile-bodies.js'
+import type { ProberResult, ProberSettings } from './healthz-prober.js'
+import type { Reply, SenderSettings } from './hostile-sender.js'
+import { startTestServer } from './harness.js'
+
+/** The stall any one body may cause other requests (docs/contract.md#body-structure). */
+const STALL_BUDGET_MS = 50
+const PROBE_EVERY_MS = 5
+/**
+ * Hostile bodies keep coming for at least this long. A refused body is read on at about 6 MiB/s,
+ * so each takes about 2.7 s and the window lasts about 5.5 s: over 1,000 probes.
+ */
+const HOSTILE_FOR_MS = 3000
+const MIN_PROBES = 500
+
+interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+interface Child {
+  next(): Promise<{ type: string }>
+  say(line: string): void
+}
+
+/**
+ * A child script beside this test, run by the same node with this process's loader flags (so it
+ * runs TypeScript), given its settings in an environment variable, talking in JSON lines.
+ */
+function startChild(t: Teardown, script: string, settingsVariable: string, settings: object): Child {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(script, import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, [settingsVariable]: JSON.stringify(settings) },
+  })
+  t.teardown(() => { if (child.exitCode === null) child.kill() })
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  return {
+    async next() {
+      const line = await lines.next()
+      if (line.done === true) throw new Error(`${script} ended early`)
+      return JSON.parse(line.value) as { type: string }
+    },
+    say: (line) => { child.stdin.write(`${line}\n`) },
+  }
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
+}
+
+t.test(`no body stalls the event loop: /healthz answers within ${STALL_BUDGET_MS} ms at p99 while three 16 MiB hostile bodies are in flight`, async (t) => {
+  const s = await startTestServer(t)
+  const readOnly = await s.newKey('stall', ['orders:read'])
+  // Both clients run in processes of their own: the server's process does the server's work only.
+  const sender = startChild(t, './hostile-sender.ts', 'WAYBILL_STALL_SENDER', {
+    url: s.server.httpsUrl, caPath: s.server.certPath, key: readOnly, lanes: 3,
+    // Two rounds of three lanes send every kind: the lanes start at kinds 0, 1, 2, then 1, 2, 3.
+    minBodiesPerLane: 2, minMs: HOSTILE_FOR_MS, maxMs: 6 * HOSTILE_FOR_MS,
+  } satisfies SenderSettings)
+  const prober = startChild(t, './healthz-prober.ts', 'WAYBILL_STALL_PROBER', {
+    url: s.server.httpsUrl, caPath: s.server.certPath, everyMs: PROBE_EVERY_MS,
+  } satisfies ProberSettings)
+  t.equal((await sender.next()).type, 'ready')
+  t.equal((await prober.next()).type, 'ready')
+
+  prober.say('go')
+  sender.say('go')
+  const began = performance.now()
+  const replies: Reply[] = []
+  for (let line = await sender.next(); line.type !== 'done'; line = await sender.next()) replies.push(line as Reply)
+  prober.say('stop')
+  const { latencies, failures } = await prober.next() as unknown as ProberResult
+  const hostileMs = performance.now() - began
+
+  const sorted = [...latencies].sort((a, b) => a - b)
+  const figures = `${sorted.length} probes over ${Math.round(hostileMs)} ms while ${replies.length} hostile bodies were sent: ` +
+    `p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p90 ${percentile(sorted, 0.9).toFixed(1)} ms, ` +
+    `p99 ${percentile(sorted, 0.99).toFixed(1)} ms, max ${percentile(sorted, 1).toFixed(1)} ms`
+  t.comment(figures)
+
+  for (const kind of HOSTILE_KINDS) t.ok(replies.some((reply) => reply.kind === kind), `${kind} was sent`)
+  for (const reply of replies) {
+    t.match(reply, { status: 400, code: 'bad_request', detail: REFUSAL[reply.kind] }, `${reply.kind} refused (${Math.round(reply.ms)} ms)`)
+  }
+  t.same(failures, [], 'every probe was answered 200')
+  t.ok(sorted.length >= MIN_PROBES, `at least ${MIN_PROBES} probes`)
+  t.ok(percentile(sorted, 0.99) <= STALL_BUDGET_MS, `p99 within ${STALL_BUDGET_MS} ms: ${figures}`)
+})
