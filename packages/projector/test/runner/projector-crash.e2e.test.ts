@@ -38,8 +38,11 @@ t.test('SIGKILL of the projector process mid-run, then restart: no duplicate, no
   t.ok(killedMidway > 0, `killed before the end ${killedMidway} time(s)`)
 
   const child = startChild(new URL('./projector-child.mjs', import.meta.url), [dir.path, '7'])
+  const final = collect(child)
   const deadline = Date.now() + 30_000
-  while (checkpointNow() < head.commit && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  // The checkpoint may already be at the head (an earlier round finished before its kill): wait
+  // for the child's first status line too, so the SIGTERM finds its handler installed.
+  while ((checkpointNow() < head.commit || final.text() === '') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
   child.kill('SIGTERM')
   t.equal((await exited(child)).code, 0, 'stops cleanly on SIGTERM')
   t.equal(checkpointNow(), head.commit, 'the restarted projector reached the head')

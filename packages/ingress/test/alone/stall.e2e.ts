@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { HOSTILE_KINDS, REFUSAL } from './hostile-bodies.js'
-import type { ProberResult, ProberSettings } from './healthz-prober.js'
-import type { Reply, SenderSettings } from './hostile-sender.js'
-import { startTestServer } from './harness.js'
+import { HOSTILE_KINDS, REFUSAL } from '../hostile-bodies.js'
+import type { ProberResult, ProberSettings } from '../healthz-prober.js'
+import type { Reply, SenderSettings } from '../hostile-sender.js'
+import { startTestServer } from '../harness.js'
 
 /** The stall any one body may cause other requests (docs/contract.md#body-structure). */
 const STALL_BUDGET_MS = 50
@@ -54,12 +54,12 @@ t.test(`no body stalls the event loop: /healthz answers within ${STALL_BUDGET_MS
   const s = await startTestServer(t)
   const readOnly = await s.newKey('stall', ['orders:read'])
   // Both clients run in processes of their own: the server's process does the server's work only.
-  const sender = startChild(t, './hostile-sender.ts', 'WAYBILL_STALL_SENDER', {
+  const sender = startChild(t, '../hostile-sender.ts', 'WAYBILL_STALL_SENDER', {
     url: s.server.httpsUrl, caPath: s.server.certPath, key: readOnly, lanes: 3,
     // Two rounds of three lanes send every kind: the lanes start at kinds 0, 1, 2, then 1, 2, 3.
     minBodiesPerLane: 2, minMs: HOSTILE_FOR_MS, maxMs: 6 * HOSTILE_FOR_MS,
   } satisfies SenderSettings)
-  const prober = startChild(t, './healthz-prober.ts', 'WAYBILL_STALL_PROBER', {
+  const prober = startChild(t, '../healthz-prober.ts', 'WAYBILL_STALL_PROBER', {
     url: s.server.httpsUrl, caPath: s.server.certPath, everyMs: PROBE_EVERY_MS,
   } satisfies ProberSettings)
   t.equal((await sender.next()).type, 'ready')
