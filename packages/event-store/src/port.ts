@@ -91,12 +91,14 @@ export interface ReadAllOptions {
 }
 
 /**
- * What a projection folds: a logged event without its id, hash and creation time, and with only
+ * What a projection folds: a logged event without its hash and creation time, and with only
  * the metadata it asks for. A `RecordedEvent` is one, so any store feeds a projection through
  * `readAll`; a store that can read less per event offers `readAllForProjection` as well.
  */
 export interface ProjectionEvent {
   readonly streamName: string
+  /** The event's id (the audit log's leaves commit to it). */
+  readonly id: string
   readonly type: string
   readonly data: Readonly<Record<string, unknown>>
   readonly metadata: Readonly<Record<string, unknown>>
@@ -197,4 +199,11 @@ export interface EventStore extends StreamStore {
    * positions are not event counts. Stores that can count without reading the events offer it.
    */
   countAfter?(options: CountOptions): Promise<number>
+  /**
+   * Position of the last event of a category (the part of the stream name before the first `-`),
+   * or null when it has none, whichever process appended it: a change counter for a cache of that
+   * category (the key ring's, docs/design.md#key-cache). Read your writes holds as for every read.
+   * Stores that can answer it from an index offer it.
+   */
+  categoryHead?(category: string): Promise<Position | null>
 }

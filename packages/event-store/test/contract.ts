@@ -100,9 +100,16 @@ export function eventStoreContract(t: Test, subject: ContractSubject): Promise<u
         const full = await store.readAll({ after: before, categories: [category] })
         const projected = await store.readAllForProjection({ after: before, categories: [category], metadataKeys: ['request_id'] })
         t.same(projected, full.map((e) => ({
-          streamName: e.streamName, type: e.type, data: e.data, metadata: { request_id: e.metadata.request_id },
+          streamName: e.streamName, id: e.id, type: e.type, data: e.data, metadata: { request_id: e.metadata.request_id },
           revision: e.revision, position: e.position,
         })), 'readAllForProjection: the events readAll reads, with only the metadata asked for')
+      }
+      if (store.categoryHead !== undefined) {
+        const last = (await store.readAll({ after: before, categories: [category] })).at(-1)!
+        t.same(await store.categoryHead(category), last.position, 'categoryHead: the position of the category\'s last event')
+        t.equal(await store.categoryHead(`none${run}`), null, 'categoryHead: null for a category with no event')
+        await store.appendToStream(stream(`b${run}`), [event('E')], { expectedRevision: 'no_stream' })
+        t.same(await store.categoryHead(category), last.position, 'categoryHead: another category\'s append does not move it')
       }
       if (store.gaps !== undefined) t.same(await store.gaps(), { missing: 0, firstMissing: [] }, 'gaps: an untouched log has none')
       if (store.stats !== undefined) t.ok(store.stats().appends >= 3, 'stats: appends are counted')

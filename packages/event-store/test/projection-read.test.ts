@@ -8,9 +8,9 @@ const event = (type: string, n: number): EventData => ({
   metadata: { received_at: `2025-01-01T00:00:${String(n % 60).padStart(2, '0')}Z`, key_id: `k${n}`, count: n, flag: n % 2 === 0 },
 })
 
-/** What a projection sees of a full event: everything but id, hash and creation time. */
+/** What a projection sees of a full event: everything but hash and creation time. */
 const projected = (e: RecordedEvent, metadata: Record<string, unknown>) =>
-  ({ streamName: e.streamName, type: e.type, data: e.data, metadata, revision: e.revision, position: e.position })
+  ({ streamName: e.streamName, id: e.id, type: e.type, data: e.data, metadata, revision: e.revision, position: e.position })
 
 t.test('readAllForProjection reads what readAll reads, with only the metadata keys asked for', async (t) => {
   const store = await freshStore(t, { readAllBatchSize: 7 })

@@ -15,6 +15,7 @@ export interface MemoryEventStore extends EventStore {
   readAllForProjection(options?: ProjectionReadOptions): Promise<ProjectionEvent[]>
   gaps(sample?: number): Promise<LogGaps>
   countAfter(options: CountOptions): Promise<number>
+  categoryHead(category: string): Promise<Position | null>
   serverInfo(): Promise<StoreInfo>
 }
 
@@ -53,6 +54,8 @@ class MemoryStore implements MemoryEventStore {
   readonly #log: StoredEvent[] = []
   readonly #streams = new Map<string, StoredEvent[]>()
   readonly #byId = new Map<string, StoredEvent>()
+  /** The position of each category's last event: `categoryHead` without a scan of the log. */
+  readonly #categoryHeads = new Map<string, bigint>()
   readonly #listeners = new Set<(head: Position) => void>()
   readonly #readAllBatch: number
   #closed = false
@@ -93,6 +96,7 @@ class MemoryStore implements MemoryEventStore {
       this.#log.push(stored)
       stream.push(stored)
       this.#byId.set(event.id, stored)
+      this.#categoryHeads.set(stored.category, stored.position)
       previousHash = hash
     }
     this.#streams.set(streamName, stream)
@@ -125,6 +129,7 @@ class MemoryStore implements MemoryEventStore {
       const metadata = JSON.parse(event.metadata) as Record<string, unknown>
       return {
         streamName: event.streamName,
+        id: event.id,
         type: event.type,
         data: JSON.parse(event.data) as Record<string, unknown>,
         metadata: keys === undefined ? metadata : Object.fromEntries(keys.filter((key) => Object.hasOwn(metadata, key)).map((key) => [key, metadata[key]])),
@@ -152,6 +157,12 @@ class MemoryStore implements MemoryEventStore {
 
   async countAfter(options: CountOptions): Promise<number> {
     return this.#select({ after: options.after ?? null, maxCount: options.limit, ...(options.categories !== undefined ? { categories: options.categories } : {}) }).length
+  }
+
+  async categoryHead(category: string): Promise<Position | null> {
+    this.#open()
+    const last = this.#categoryHeads.get(category)
+    return last === undefined ? null : positionOf(last)
   }
 
   async serverInfo(): Promise<StoreInfo> {

@@ -3,11 +3,13 @@ import type { LogGaps, Position, ProjectionEvent, RecordedEvent } from '../port.
 
 /** `[position, stream, revision, type, data, metadata, event_id, hash, created_at]`, raw mode. */
 type EventRow = [number, string, number, string, string, string, string, string, number]
-/** `[position, stream, revision, type, data, ...metadata values as JSON]`, raw mode. */
-type ProjectionRow = [number, string, number, string, string, ...(string | null)[]]
+/** `[position, stream, revision, type, data, event_id, ...metadata values as JSON]`, raw mode. */
+type ProjectionRow = [number, string, number, string, string, string, ...(string | null)[]]
 
 const HEAD = 'position, stream, revision, type, data'
 const COLUMNS = `${HEAD}, metadata, event_id, hash, created_at`
+/** A projection's head columns: the event id too, which the audit log's leaves commit to. */
+const PROJECTION_HEAD = `${HEAD}, event_id`
 // A single category walks the (category, position) index in order; several use json_each,
 // which SQLite answers with a sort, so callers that read a lot ask for one category.
 const ONE_CATEGORY = 'WHERE category = ? AND position > ? ORDER BY position LIMIT ?'
@@ -29,6 +31,7 @@ export class ReadStatements {
   readonly #allInCategory: Database.Statement<[string, number, number], EventRow>
   readonly #allInCategories: Database.Statement<[number, string, number], EventRow>
   readonly #head: Database.Statement<[], { position: number | null }>
+  readonly #categoryHead: Database.Statement<[string], [number | null]>
   /** Projection reads by metadata keys (`\u0000`-joined, or `*` for all of it). */
   readonly #projection = new Map<string, { any: Database.Statement; one: Database.Statement; some: Database.Statement }>()
 
@@ -42,6 +45,8 @@ export class ReadStatements {
     this.#allInCategory = db.prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events ${ONE_CATEGORY}`).raw(true)
     this.#allInCategories = db.prepare<[number, string, number], EventRow>(`SELECT ${COLUMNS} FROM events ${CATEGORIES}`).raw(true)
     this.#head = db.prepare('SELECT max(position) AS position FROM events')
+    // One seek to the end of the category's range of the (category, position) index.
+    this.#categoryHead = db.prepare<[string], [number | null]>('SELECT max(position) FROM events WHERE category = ?').raw(true)
   }
 
   /** Events after `after` (of `categories` when given), counted up to `limit`; rows are not decoded. */
@@ -71,7 +76,7 @@ export class ReadStatements {
   }
 
   /**
-   * The same rows as `all`, without event_id, hash and created_at, and with only the metadata
+   * The same rows as `all`, without hash and created_at, and with only the metadata
    * keys asked for, which SQLite extracts (`->` gives each value as JSON, so types survive).
    * Skipping those columns and the metadata parse roughly halves the cost of a row.
    */
@@ -91,6 +96,7 @@ export class ReadStatements {
       const position = BigInt(row[0])
       events[i] = {
         streamName: row[1],
+        id: row[5],
         revision: row[2],
         type: row[3],
         data: JSON.parse(row[4]) as Record<string, unknown>,
@@ -125,6 +131,11 @@ export class ReadStatements {
     return position === null ? null : { commit: BigInt(position), prepare: BigInt(position) }
   }
 
+  categoryHead(category: string): Position | null {
+    const position = this.#categoryHead.get(category)?.[0] ?? null
+    return position === null ? null : { commit: BigInt(position), prepare: BigInt(position) }
+  }
+
   #projectionStatements(metadataKeys: readonly string[] | undefined) {
     const cacheKey = metadataKeys === undefined ? '*' : metadataKeys.join('\u0000')
     let statements = this.#projection.get(cacheKey)
@@ -135,7 +146,7 @@ export class ReadStatements {
           if (!METADATA_KEY.test(key)) throw new RangeError(`metadata key "${key}" must be letters, digits and _`)
           return `metadata -> '$."${key}"'`
         }).join(', ')
-      const select = metadataKeys?.length === 0 ? `SELECT ${HEAD} FROM events` : `SELECT ${HEAD}, ${metadata} FROM events`
+      const select = metadataKeys?.length === 0 ? `SELECT ${PROJECTION_HEAD} FROM events` : `SELECT ${PROJECTION_HEAD}, ${metadata} FROM events`
       statements = {
         any: this.#db.prepare(`${select} ${ANY}`).raw(true),
         one: this.#db.prepare(`${select} ${ONE_CATEGORY}`).raw(true),
@@ -149,15 +160,15 @@ export class ReadStatements {
 
 /** The metadata column, selected whole when no keys were asked for (it is never NULL). */
 function wholeMetadata(row: ProjectionRow): Record<string, unknown> {
-  const json = row[5]
+  const json = row[6]
   if (typeof json !== 'string') throw new TypeError(`event at position ${row[0]} has no metadata`)
   return JSON.parse(json) as Record<string, unknown>
 }
 
 function pickedMetadata(row: ProjectionRow, keys: readonly string[]): Record<string, unknown> {
   const metadata: Record<string, unknown> = {}
-  // The picked values follow the five head columns, in the order of `keys`.
-  let column = 5
+  // The picked values follow the six head columns, in the order of `keys`.
+  let column = 6
   for (const key of keys) {
     const json = row[column] as string | null | undefined
     column += 1

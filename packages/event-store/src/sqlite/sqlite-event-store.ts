@@ -166,6 +166,10 @@ class SqliteStore implements SqliteEventStore {
     return this.#read(() => this.#reads.head())
   }
 
+  async categoryHead(category: string): Promise<Position | null> {
+    return this.#read(() => this.#reads.categoryHead(category))
+  }
+
   async countAfter(options: CountOptions): Promise<number> {
     return this.#read(() => this.#reads.count(options.after?.commit ?? 0n, options.limit, options.categories))
   }
