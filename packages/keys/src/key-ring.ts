@@ -3,7 +3,8 @@ import { handleCommand, type EventStore } from '@waybill/event-store'
 import { generateApiKey, keyMatchesHash, parseApiKey } from './api-key.js'
 import { issueProblem, issueRejection, type IssueRequest } from './issue-rules.js'
 import type { KeyCommand } from './key-commands.js'
-import { foldKeyStream, keyDecider } from './key-decider.js'
+import { KeyCache } from './key-cache.js'
+import { keyDecider } from './key-decider.js'
 import { keyErrorMessage, KeyRingError } from './key-errors.js'
 import { asKeyEvent, KEY_CATEGORY, keyStreamName } from './key-events.js'
 import type { KeyRecord } from './key-state.js'
@@ -51,18 +52,21 @@ export interface KeyRingOptions {
 
 /**
  * The key lifecycle as events in the event store, one stream per key (`apikey-<id>`), so every
- * ingress instance sees a revocation the moment it is appended. Nothing is cached: no cache may
- * accept a revoked key (docs/design.md, "API keys"). Every change runs the key decider through
+ * ingress instance sees a revocation the moment it is appended. `authenticate` reads key records
+ * through a `KeyCache`, which a change counter in the store empties whenever any process appends
+ * a key event, so no cache accepts a revoked key (docs/design.md#key-cache). Every change runs the key decider through
  * `handleCommand`, which appends with the revision it decided on and decides again after a lost
  * race. Uses are noted in memory and recorded in the background, in each key's use stream
  * (`key-use-stream.ts`).
  */
 export class KeyRing {
   private readonly uses: UseRecorder
+  private readonly cache: KeyCache
 
   constructor(private readonly store: EventStore, private readonly now: () => Date = () => new Date(), options: KeyRingOptions = {}) {
     this.uses = new UseRecorder((keyId, usedAt) => recordUse(this.store, keyId, usedAt), options.onUseNotRecorded ?? reportToStderr,
       options.useFlushMs ?? USE_RECORD_INTERVAL_MS)
+    this.cache = new KeyCache(store)
   }
 
   /** Issues a key; throws KeyRingError when `issueProblem` names a problem with the input. */
@@ -96,13 +100,14 @@ export class KeyRing {
 
   /**
    * The principal of a presented key, or null when the key is malformed, unknown, revoked or
-   * rotated (past its grace), expired, or its test flag or hash does not match. Reads only the key
-   * stream; the use is noted in memory and written later, never on the request's path.
+   * rotated (past its grace), expired, or its test flag or hash does not match. Reads the key's
+   * record through the cache (one index read of the change counter when nothing changed); the use
+   * is noted in memory and written later, never on the request's path.
    */
   async authenticate(presented: string): Promise<Principal | null> {
     const parsed = parseApiKey(presented)
     if (parsed === null) return null
-    const record = foldKeyStream((await this.store.readStream(keyStreamName(parsed.keyId))).map(asKeyEvent)).record
+    const record = await this.cache.record(parsed.keyId)
     const now = this.now()
     if (record === null || record.test !== parsed.test || !isUsableAt(record, now)) return null
     // The decider refuses such keys already (a test key outside the sandbox, an auditor key that
