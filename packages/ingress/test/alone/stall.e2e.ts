@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
@@ -9,9 +10,16 @@ import { startTestServer } from '../harness.js'
 
 /** The stall any one body may cause other requests (docs/contract.md#body-structure). */
 const STALL_BUDGET_MS = 50
+/**
+ * What a /healthz poll may wait, measured from outside. Its p99 includes the machine: on two
+ * cores shared with other work it swings from 40 to 220 ms whatever the server does, so the
+ * budget is judged on the server's own event loop (below); this bound still catches the stalls
+ * of before (each hostile body held every request for 1 to 8 s).
+ */
+const PROBE_BOUND_MS = 1000
 const PROBE_EVERY_MS = 5
 /**
- * Hostile bodies keep coming for at least this long. A refused body is read on at about 6 MiB/s,
+ * Hostile bodies keep coming for at least this long. A refused body is read on at about 6 MiB/s (packages/ingress/src/http/read-body.ts),
  * so each takes about 2.7 s and the window lasts about 5.5 s: over 1,000 probes.
  */
 const HOSTILE_FOR_MS = 3000
@@ -61,20 +69,28 @@ async function probeOnce(t: Test, url: string, caPath: string, key: string) {
   const prober = startChild(t, '../healthz-prober.ts', 'WAYBILL_STALL_PROBER', { url, caPath, everyMs: PROBE_EVERY_MS } satisfies ProberSettings)
   t.equal((await sender.next()).type, 'ready')
   t.equal((await prober.next()).type, 'ready')
+  // The server runs in this process: how late its event loop ran a 5 ms timer is how long the
+  // work on that loop held every other request, with no other process's scheduling in it.
+  const loop = monitorEventLoopDelay({ resolution: 5 })
   prober.say('go')
   sender.say('go')
   const began = performance.now()
+  loop.enable()
   const replies: Reply[] = []
   for (let line = await sender.next(); line.type !== 'done'; line = await sender.next()) replies.push(line as Reply)
+  loop.disable()
   prober.say('stop')
   const { latencies, failures } = await prober.next() as unknown as ProberResult
   const hostileMs = performance.now() - began
   const sorted = [...latencies].sort((a, b) => a - b)
+  // The histogram is in nanoseconds; each sample includes the timer's own 5 ms interval.
+  const loopP99 = loop.percentile(99) / 1e6
   const figures = `${sorted.length} probes over ${Math.round(hostileMs)} ms while ${replies.length} hostile bodies were sent: ` +
-    `p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p90 ${percentile(sorted, 0.9).toFixed(1)} ms, ` +
-    `p99 ${percentile(sorted, 0.99).toFixed(1)} ms, max ${percentile(sorted, 1).toFixed(1)} ms`
+    `/healthz p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p90 ${percentile(sorted, 0.9).toFixed(1)} ms, ` +
+    `p99 ${percentile(sorted, 0.99).toFixed(1)} ms, max ${percentile(sorted, 1).toFixed(1)} ms; ` +
+    `server event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${loopP99.toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`
   t.comment(figures)
-  return { replies, failures, sorted, figures }
+  return { replies, failures, sorted, loopP99, figures }
 }
 
 /**
@@ -84,20 +100,21 @@ async function probeOnce(t: Test, url: string, caPath: string, key: string) {
  */
 const ATTEMPTS = 3
 
-t.test(`no body stalls the event loop: /healthz answers within ${STALL_BUDGET_MS} ms at p99 while three 16 MiB hostile bodies are in flight`, async (t) => {
+t.test(`no body stalls the event loop: held at most ${STALL_BUDGET_MS} ms at p99 while three 16 MiB hostile bodies are in flight`, async (t) => {
   const s = await startTestServer(t)
   const readOnly = await s.newKey('stall', ['orders:read'])
   let run = await probeOnce(t, s.server.httpsUrl, s.server.certPath, readOnly)
-  for (let attempt = 2; attempt <= ATTEMPTS && percentile(run.sorted, 0.99) > STALL_BUDGET_MS; attempt += 1) {
+  for (let attempt = 2; attempt <= ATTEMPTS && run.loopP99 > STALL_BUDGET_MS; attempt += 1) {
     t.comment(`run ${attempt - 1} over budget; running again`)
     run = await probeOnce(t, s.server.httpsUrl, s.server.certPath, readOnly)
   }
-  const { replies, failures, sorted, figures } = run
+  const { replies, failures, sorted, loopP99, figures } = run
   for (const kind of HOSTILE_KINDS) t.ok(replies.some((reply) => reply.kind === kind), `${kind} was sent`)
   for (const reply of replies) {
     t.match(reply, { status: 400, code: 'bad_request', detail: REFUSAL[reply.kind] }, `${reply.kind} refused (${Math.round(reply.ms)} ms)`)
   }
   t.same(failures, [], 'every probe was answered 200')
   t.ok(sorted.length >= MIN_PROBES, `at least ${MIN_PROBES} probes`)
-  t.ok(percentile(sorted, 0.99) <= STALL_BUDGET_MS, `p99 within ${STALL_BUDGET_MS} ms: ${figures}`)
+  t.ok(loopP99 <= STALL_BUDGET_MS, `the server's event loop is held at most ${STALL_BUDGET_MS} ms at p99: ${figures}`)
+  t.ok(percentile(sorted, 0.99) <= PROBE_BOUND_MS, `/healthz answers within ${PROBE_BOUND_MS} ms at p99 seen from outside: ${figures}`)
 })
