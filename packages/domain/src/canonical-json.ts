@@ -11,9 +11,16 @@ export function canonicalJson(value: unknown): string {
     return text
   }
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`
-  const entries = Object.keys(value)
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
-  return `{${entries.join(',')}}`
+  // One pass over the sorted keys, appending to one string: the filter/map/join form allocated
+  // three arrays per object, and this runs for every event id, stream hash and audit leaf
+  // (measured by the rebuild's CPU profile).
+  const object = value as Record<string, unknown>
+  let text = '{'
+  for (const key of Object.keys(object).sort()) {
+    const member = object[key]
+    if (member === undefined) continue
+    if (text.length > 1) text += ','
+    text += `${JSON.stringify(key)}:${canonicalJson(member)}`
+  }
+  return `${text}}`
 }

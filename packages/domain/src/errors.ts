@@ -1,6 +1,6 @@
 /**
  * The one catalogue of error codes Waybill answers with: the specification's eleven plus our
- * own three (docs/contract.md#error-codes). The ingress turns a `WaybillError` into an RFC 9457 problem body; the HTTP
+ * own four (docs/contract.md#error-codes). The ingress turns a `WaybillError` into an RFC 9457 problem body; the HTTP
  * status lives here because it is part of the published contract, like the codes themselves.
  */
 export const ERROR_CATALOGUE = {
@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   unknown_event: { status: 400, title: 'The event is missing or not one of the four known events' },
   bad_request: { status: 400, title: 'The request is malformed' },
   not_found: { status: 404, title: 'No such order, route or resource' },
+  method_not_allowed: { status: 405, title: 'The path does not accept this method' },
   locked: { status: 409, title: 'The order is completed or canceled and can no longer be modified' },
   conflict: { status: 409, title: 'An order with this order_id already exists' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
@@ -39,12 +40,23 @@ export interface WaybillErrorOptions {
    */
   readonly status?: 503
   readonly cause?: unknown
+  /** Every field problem of a refused body (the problem body's `errors`); the detail names the first. */
+  readonly errors?: readonly FieldError[]
+}
+
+/** One field a request got wrong, as a problem body lists it: a JSON pointer into the body and why. */
+export interface FieldError {
+  readonly pointer: string
+  /** The same place as a dotted name (`event_payload.order_id`), as the problem's `detail` names it. */
+  readonly field: string
+  readonly detail: string
 }
 
 /** An error answered to a client: a code from the catalogue and a human detail. */
 export class WaybillError extends Error {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
+  readonly errors: readonly FieldError[]
   constructor(
     readonly code: ErrorCode,
     readonly detail?: string,
@@ -54,5 +66,6 @@ export class WaybillError extends Error {
     this.name = 'WaybillError'
     this.status = options.status ?? ERROR_CATALOGUE[code].status
     this.headers = options.headers ?? {}
+    this.errors = options.errors ?? []
   }
 }

@@ -50,7 +50,7 @@ export function decodeImageDataUrl(text: string): ImageDecoding {
   const base64 = text.slice(prefix[0].length)
   const tooLarge = refuse(`image must be at most ${LIMITS.imageMaxBytes} bytes`)
   if (base64.length > IMAGE_MAX_BASE64_LENGTH) return tooLarge
-  const notStrict = refuse('data must be strict base64 (RFC 4648)')
+  const notStrict = refuse(`data must be strict base64 (RFC 4648)${base64Hint(base64)}`)
   if (base64.length % 4 !== 0) return notStrict
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0
   if ((base64.length / 4) * 3 - padding > LIMITS.imageMaxBytes) return tooLarge
@@ -58,4 +58,14 @@ export function decodeImageDataUrl(text: string): ImageDecoding {
   if (bytes.toString('base64') !== base64) return notStrict
   if (!MAGIC[mediaType](bytes)) return refuse(`bytes are not a ${mediaType} image`)
   return { ok: true, image: { media_type: mediaType, sha256: createHash('sha256').update(bytes).digest('hex'), bytes } }
+}
+
+/**
+ * Why base64 that is not strict most often is not: a form body sent unencoded (`curl -d`) turns
+ * every `+` into a space, and `base64` without `-w0` wraps its output at 76 columns.
+ */
+function base64Hint(base64: string): string {
+  if (base64.includes(' ')) return "; it contains spaces: in a form body a '+' must be sent as %2B (curl --data-urlencode, or send JSON)"
+  if (/[\r\n]/.test(base64)) return '; it contains line breaks: send the base64 on one line (base64 -w0)'
+  return ''
 }

@@ -39,8 +39,8 @@ const FIELD_ORDER: Readonly<Record<WireEvent, readonly string[]>> = {
 /**
  * Payload validation, run after `readEventName` and the key's scope check: the body against its
  * event's compiled schema. A refusal is a `bad_request` whose detail names the first field in
- * schema order that is wrong (`event_payload.order_id: is required`), with every other problem
- * listed beside it. Only own properties count (a prototype cannot supply a field); fields that do
+ * schema order that is wrong (`event_payload.order_id: is required`); the error's `errors` list
+ * every problem, the first included, each with its JSON pointer. Only own properties count (a prototype cannot supply a field); fields that do
  * not belong to the event are dropped; values are kept exactly as sent.
  */
 export function validateDelivery(event: WireEvent, body: Readonly<Record<string, unknown>>): DeliveryValidation {
@@ -50,7 +50,8 @@ export function validateDelivery(event: WireEvent, body: Readonly<Record<string,
     if (validator.Check(input)) return { ok: true, value: toValid(input) }
     const problems = problemsOf(event, input, validator.Errors(input))
     const detail = problems.slice(0, 1).map((problem) => `${problem.field}: ${problem.reason}`).join('')
-    return { ok: false, error: new WaybillError('bad_request', detail), problems }
+    const errors = problems.map(({ pointer, field, reason }) => ({ pointer, field, detail: reason }))
+    return { ok: false, error: new WaybillError('bad_request', detail, { errors }), problems }
   } finally {
     forgetDecodedImages()
   }

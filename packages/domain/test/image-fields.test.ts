@@ -40,7 +40,7 @@ t.test('media types other than jpeg, png and webp are refused', async (t) => {
 t.test('base64 must be strict: alphabet, padding, no white space, zero pad bits', async (t) => {
   const STRICT = 'event_payload.pod: data must be strict base64 (RFC 4648)'
   const bad = [
-    `${B64.slice(0, 4)} ${B64.slice(4)}`, `${B64}\n`, B64.replace(/.$/, '-'), B64.replaceAll('/', '_'),
+    B64.replace(/.$/, '-'), B64.replaceAll('/', '_'),
     `${B64}=`, B64.replace(/=+$/, ''), `${B64.slice(0, 4)}=${B64.slice(5)}`, `${B64}====`, '/9j/4A==A===',
     '/9j/4B==', // 0xff 0xd8 0xff 0xe0 with non-zero pad bits: decodes the same, is not canonical
   ]
@@ -50,6 +50,15 @@ t.test('base64 must be strict: alphabet, padding, no white space, zero pad bits'
     t.equal(detailOf('pod', `data:image/jpeg;base64,${B64.slice(0, 8)}${foreign}${B64.slice(9)}`), STRICT, `a ${JSON.stringify(foreign)} in place of one character`)
   }
   t.equal(detailOf('pod', 'data:image/jpeg;base64,/9j/4A=='), 'ok', 'its canonical form passes')
+})
+
+t.test('strict base64 refused for a space or a line break says the likely cause', async (t) => {
+  const SPACE = "event_payload.pod: data must be strict base64 (RFC 4648); it contains spaces: in a form body a '+' must be sent as %2B (curl --data-urlencode, or send JSON)"
+  const BREAK = 'event_payload.pod: data must be strict base64 (RFC 4648); it contains line breaks: send the base64 on one line (base64 -w0)'
+  t.equal(detailOf('pod', `data:image/jpeg;base64,${B64.slice(0, 4)} ${B64.slice(4)}`), SPACE, 'a space, as curl -d makes of a +')
+  t.equal(detailOf('pod', `data:image/jpeg;base64,${B64.slice(0, 4)} ${B64.slice(5)}`), SPACE, 'a space in place of a +, length kept')
+  t.equal(detailOf('pod', `data:image/jpeg;base64,${B64}\n`), BREAK, 'a trailing newline')
+  t.equal(detailOf('pod', `data:image/jpeg;base64,${B64.slice(0, 4)}\r\n${B64.slice(4)}`), BREAK, 'wrapped, CRLF')
 })
 
 t.test('the bytes must carry the signature of the declared type', async (t) => {

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { WIRE_EVENTS, type WireEvent } from '../src/commands.js'
+import { DELIVERY_EXAMPLES } from '../src/delivery-examples.js'
 import { validateDelivery } from '../src/validate-delivery.js'
 import { JPEG, PAYLOADS, PNG, REQUIRED, body } from './wire-samples.js'
 
@@ -98,4 +99,23 @@ t.test('an error that is not a validation failure is not swallowed', async (t) =
   const payload = { ...PAYLOADS.ORDER_CANCELED }
   Object.defineProperty(payload, 'reason', { enumerable: true, get: () => { throw new RangeError('boom') } })
   t.throws(() => validateDelivery('ORDER_CANCELED', body('ORDER_CANCELED', {}, { event_payload: payload })), RangeError)
+})
+
+t.test('the examples the OpenAPI document and the README show are valid', async (t) => {
+  for (const event of WIRE_EVENTS) t.ok(validateDelivery(event, DELIVERY_EXAMPLES[event]).ok, event)
+})
+
+t.test('a refusal lists every wrong field with its pointer; the detail names the first', async (t) => {
+  const result = validateDelivery('ORDER_CANCELED', { event: 'ORDER_CANCELED', event_date: 'soon', event_payload: { reason: ' ' } })
+  t.match(result, {
+    ok: false,
+    error: {
+      detail: 'event_date: must be YYYY-MM-DDTHH:MM:SSZ in UTC (up to 9 fraction digits; no offset)',
+      errors: [
+        { pointer: '/event_date', field: 'event_date', detail: /^must be YYYY/ },
+        { pointer: '/event_payload/order_id', field: 'event_payload.order_id', detail: 'is required' },
+        { pointer: '/event_payload/reason', field: 'event_payload.reason', detail: 'must not be empty' },
+      ],
+    },
+  })
 })

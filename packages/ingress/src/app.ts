@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerFactory } from 'fastify'
 import type { LevelWithSilent } from 'pino'
-import { LIMITS, WaybillError } from '@waybill/domain'
+import {
+  DeliveryRequestSchema, LIMITS, OrderAddPayloadSchema, OrderAddRequestSchema, OrderCanceledPayloadSchema, OrderCanceledRequestSchema,
+  OrderCompletePayloadSchema, OrderCompleteRequestSchema, OrderUpdatePayloadSchema, OrderUpdateRequestSchema, ProblemSchema, WaybillError,
+} from '@waybill/domain'
+import type { TSchema } from 'typebox'
 import type { EventStore } from '@waybill/event-store'
 import { KeyRing, redactKeyTokens } from '@waybill/keys'
 import { exposureHandler } from './http/exposure.js'
+import { logDestination, type LogDestination } from './log-destination.js'
 import type { BlobStore } from './http/images.js'
 import { transportCheck, type TransportCheck } from './http/transport.js'
 import addressLimit, { type AddressLimitOptions } from './plugins/address-limit.js'
@@ -50,11 +55,15 @@ export interface AppOptions {
   /** Requests per window from one client address, before any key is looked at. */
   readonly addressLimit?: AddressLimitOptions
   readonly logLevel?: LevelWithSilent
+  /** Where log lines go; stdout, in a way that cannot hang the exit (log-destination.ts), unless told. */
+  readonly logDestination?: LogDestination
   /**
    * More routes to serve behind the same key check, e.g. the projector's read API. Each is
    * registered after authentication, so `request.principal` is set for `requireScope` (@waybill/keys).
    */
   readonly plugins?: readonly FastifyPluginAsync[]
+  /** The schemas of those routes to name in the OpenAPI document's components (e.g. the read API's Order). */
+  readonly openApiSchemas?: Readonly<Record<string, TSchema>>
   /** Lets the server entry put the app on its own HTTPS server (and the plain-HTTP one). */
   readonly serverFactory?: FastifyServerFactory
   /** True from the moment shutdown starts: new requests are answered 503. */
@@ -63,6 +72,20 @@ export interface AppOptions {
   readonly loadShedding?: LoadSheddingOptions
   /** Reported as waybill_projector_lag_events when a projector runs in this process. */
   readonly projectorLag?: () => number
+}
+
+/** The ingress' own schemas, named in the OpenAPI document so that generated clients name their types. */
+const OPENAPI_SCHEMAS: Readonly<Record<string, TSchema>> = {
+  Problem: ProblemSchema,
+  DeliveryRequest: DeliveryRequestSchema,
+  OrderAddRequest: OrderAddRequestSchema,
+  OrderUpdateRequest: OrderUpdateRequestSchema,
+  OrderCompleteRequest: OrderCompleteRequestSchema,
+  OrderCanceledRequest: OrderCanceledRequestSchema,
+  OrderAddPayload: OrderAddPayloadSchema,
+  OrderUpdatePayload: OrderUpdatePayloadSchema,
+  OrderCompletePayload: OrderCompletePayloadSchema,
+  OrderCanceledPayload: OrderCanceledPayloadSchema,
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -75,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
+      stream: options.logDestination ?? logDestination(),
       // Fastify's request serializer logs no headers; the redaction guards any future one.
       redact: ['req.headers["service-api-key"]', 'headers["service-api-key"]'],
       // A key put in the query string by mistake must not reach the log in clear (it is still
@@ -148,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
   await app.register(bodyParsers)
-  await app.register(docs)
+  await app.register(docs, { schemas: { ...OPENAPI_SCHEMAS, ...options.openApiSchemas } })
   await app.register(health, { store: options.store })
   await app.register(errorDescriptions)
   await app.register(ping)

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { LevelWithSilent } from 'pino'
+import type { TSchema } from 'typebox'
 import type { WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { ensureSandboxKey, type SandboxKey } from '@waybill/keys'
@@ -48,6 +49,8 @@ export interface ServerDeps {
   readonly blobs: BlobStore
   /** Extra routes behind the key check (the projector's read API). */
   readonly plugins?: readonly FastifyPluginAsync[]
+  /** Their schemas to name in the OpenAPI document. */
+  readonly openApiSchemas?: Readonly<Record<string, TSchema>>
   /** The in-process projector's lag, for /metrics. */
   readonly projectorLag?: () => number
 }
@@ -100,6 +103,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     ...(config.rateLimit !== undefined ? { rateLimit: config.rateLimit } : {}),
     ...(config.addressLimit !== undefined ? { addressLimit: config.addressLimit } : {}),
     ...(deps.plugins !== undefined ? { plugins: deps.plugins } : {}),
+    ...(deps.openApiSchemas !== undefined ? { openApiSchemas: deps.openApiSchemas } : {}),
     ...(deps.projectorLag !== undefined ? { projectorLag: deps.projectorLag } : {}),
     ...(config.loadShedding !== undefined ? { loadShedding: config.loadShedding } : {}),
     isDraining: () => draining,

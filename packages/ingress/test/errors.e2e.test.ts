@@ -103,8 +103,8 @@ t.test('probes, docs and unknown routes', async (t) => {
   t.equal(docs.status, 200)
   t.ok(docs.json.paths['/v1/deliveries'].post, 'OpenAPI document lists POST /v1/deliveries')
   const responses = docs.json.paths['/v1/deliveries'].post.responses as Record<string, { content: object }>
-  t.same(Object.keys(responses['4XX']!.content), ['application/problem+json'], 'errors are documented as problem+json')
-  t.same(Object.keys(responses['5XX']!.content), ['application/problem+json'])
+  t.same(Object.keys(responses['400']!.content), ['application/problem+json'], 'errors are documented as problem+json, per status')
+  t.same(Object.keys(responses['503']!.content), ['application/problem+json'])
   t.equal((await s.send('GET', '/docs', { key: null })).status < 400, true)
   t.match((await s.send('GET', '/errors/locked', { key: null })).json, { code: 'locked', status: 409 })
   problem(t, await s.send('GET', '/nowhere', { key: null }), 404, 'not_found')

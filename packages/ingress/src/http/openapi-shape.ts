@@ -1,33 +1,115 @@
-import { IMAGE_MEDIA_TYPES } from '@waybill/domain'
+import type { TSchema } from 'typebox'
+import { canonicalJson, DELIVERY_EXAMPLES, IMAGE_MEDIA_TYPES } from '@waybill/domain'
 
+interface Response {
+  description?: string
+  content?: Record<string, { schema?: unknown }>
+  headers?: Record<string, unknown>
+}
 interface Operation {
-  responses?: Record<string, { description?: string; content?: Record<string, unknown> }>
+  responses?: Record<string, Response>
+  requestBody?: { content?: Record<string, Record<string, unknown>> }
+  security?: unknown[]
 }
 type Paths = Record<string, Record<string, Operation | undefined> | undefined>
+interface Document {
+  paths?: object
+  components?: { schemas?: Record<string, unknown>; headers?: Record<string, unknown> }
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const HEADERS = {
+  'X-Request-Id': { description: 'The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body\'s request_id', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before sending the same request again', schema: { type: 'integer', minimum: 1 } },
+  'Waybill-Event-Id': { description: 'The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `id` of its entry in GET /v1/orders/{order_id}/events', schema: { type: 'string', format: 'uuid' } },
+} as const
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
 
 /**
- * What the route schemas cannot say, said in the generated document: every error answer is
- * `application/problem+json` (the schemas only describe its shape, and @fastify/swagger labels
- * every response `application/json`), and the image routes answer the image bytes in their own
- * media type.
+ * What the route schemas cannot say, said in the generated document: named schemas (each copy
+ * of one becomes a `$ref`, so that generated clients get named types), every error answer as
+ * `application/problem+json`, the headers of each answer, empty 201/202 bodies, `security: []`
+ * on routes without a key, the form encodings, one example per event, and the image routes'
+ * own media types.
  */
-export function shapeOpenApi<T extends { paths?: object }>(document: T): T {
-  for (const [path, operations] of Object.entries((document.paths ?? {}) as Paths)) {
+export function shapeOpenApi<T extends Document>(document: T, named: Readonly<Record<string, TSchema>>): T {
+  const paths = (document.paths ?? {}) as Paths
+  for (const [path, operations] of Object.entries(paths)) {
     for (const operation of Object.values(operations ?? {})) {
-      if (operation === undefined) continue
-      const responses = operation.responses ?? {}
-      for (const [status, response] of Object.entries(responses)) {
-        const json = response.content?.['application/json']
-        if (/^[45]/.test(status) && json !== undefined) response.content = { 'application/problem+json': json }
-      }
-      if (/\/(pod|signature)$/.test(path)) {
-        const image = { schema: { type: 'string', format: 'binary' } }
-        operation.responses = {
-          ...responses,
-          200: { description: 'The image bytes, in the media type they were sent in', content: Object.fromEntries(IMAGE_MEDIA_TYPES.map((type) => [type, image])) },
-        }
-      }
+      if (operation !== undefined) shapeOperation(path, operation)
     }
   }
+  document.components = { ...document.components, headers: HEADERS, schemas: { ...document.components?.schemas } }
+  nameSchemas(document as Document & { components: { schemas: Record<string, unknown> } }, named)
   return document
+}
+
+function shapeOperation(path: string, operation: Operation): void {
+  // Every route states its key requirement; one without is public, and says so.
+  operation.security ??= []
+  const responses = operation.responses ?? {}
+  for (const [status, response] of Object.entries(responses)) {
+    const headers: Record<string, unknown> = { 'X-Request-Id': header('X-Request-Id') }
+    if (status === '429' || status === '503') headers['Retry-After'] = header('Retry-After')
+    if (/^[45]/.test(status)) {
+      response.content = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }
+    } else if (status === '201' || status === '202') {
+      // Accepted deliveries answer an empty body; the event's id is in a header.
+      delete response.content
+      headers['Waybill-Event-Id'] = header('Waybill-Event-Id')
+    }
+    response.headers = headers
+  }
+  if (/\/(pod|signature)$/.test(path)) {
+    const image = { schema: { type: 'string', contentMediaType: 'image/*' } }
+    const ok = responses['200']
+    if (ok !== undefined) ok.content = Object.fromEntries(IMAGE_MEDIA_TYPES.map((type) => [type, image]))
+  }
+  const content = operation.requestBody?.content
+  if (content !== undefined) {
+    const examples = Object.fromEntries(Object.entries(DELIVERY_EXAMPLES).map(([event, value]) => [event, { summary: event, value }]))
+    for (const [type, media] of Object.entries(content)) {
+      media.examples = examples
+      if (FORM_TYPES.includes(type)) media.encoding = { event_payload: { style: 'deepObject', explode: true } }
+    }
+  }
+}
+
+/**
+ * Puts each named schema in components and replaces every copy of it in the document (route
+ * schemas are inlined by @fastify/swagger) with a `$ref`. Smaller schemas first, so that a
+ * schema that contains another refers to it too.
+ */
+function nameSchemas(document: Document & { components: { schemas: Record<string, unknown> } }, named: Readonly<Record<string, TSchema>>): void {
+  const schemas = document.components.schemas
+  for (const [name, schema] of Object.entries(named)) schemas[name] = asSwaggerWrites(JSON.parse(JSON.stringify(schema)))
+  const bySize = Object.keys(named).sort((a, b) => JSON.stringify(named[a]).length - JSON.stringify(named[b]).length)
+  for (const name of bySize) {
+    const key = canonicalJson(schemas[name])
+    const ref = { $ref: `#/components/schemas/${name}` }
+    const replace = (value: unknown): unknown => {
+      if (typeof value !== 'object' || value === null) return value
+      if (canonicalJson(value) === key) return { ...ref }
+      if (Array.isArray(value)) return value.map(replace)
+      const object = value as Record<string, unknown>
+      for (const member of Object.keys(object)) object[member] = replace(object[member])
+      return object
+    }
+    document.paths = replace(document.paths) as object
+    for (const other of Object.keys(schemas)) {
+      if (other !== name) schemas[other] = replace(schemas[other])
+    }
+  }
+}
+
+/** A schema as @fastify/swagger writes a route's: `const: x` becomes `enum: [x]`. */
+function asSwaggerWrites(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map(asSwaggerWrites)
+  const object: Record<string, unknown> = {}
+  for (const [member, inner] of Object.entries(value)) {
+    if (member === 'const') object.enum = [inner]
+    else object[member] = asSwaggerWrites(inner)
+  }
+  return object
 }

@@ -57,5 +57,7 @@ export function problemFor(error: WaybillError, instance: string, requestId: str
     code: error.code,
     instance,
     request_id: requestId,
+    // Every field problem of a refused body, each with its JSON pointer (RFC 9457 §3.2 extension).
+    ...(error.status < 500 && error.errors.length > 0 ? { errors: [...error.errors] } : {}),
   }
 }

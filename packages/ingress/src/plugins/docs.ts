@@ -2,23 +2,40 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import type { TSchema } from 'typebox'
+import { openApiDescription } from '../http/openapi-description.js'
 import { shapeOpenApi } from '../http/openapi-shape.js'
 
+interface DocsOptions {
+  /** Schemas to name in `components.schemas`: each copy of one in the document becomes a `$ref`. */
+  readonly schemas: Readonly<Record<string, TSchema>>
+}
+
 /** The OpenAPI document, generated from the route schemas, and its UI at /docs (no key needed). */
-async function docs(app: FastifyInstance): Promise<void> {
+async function docs(app: FastifyInstance, options: DocsOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Waybill',
-        description: 'Delivery events over HTTPS. Errors are RFC 9457 problem bodies (application/problem+json) with a `code` member; see README.md for the status code table.',
+        description: openApiDescription(),
         version: '1.0.0',
       },
+      servers: [{
+        url: 'https://{host}:{port}',
+        description: 'A Waybill server (its HTTPS port is WAYBILL_HTTPS_PORT, 8443 unless configured)',
+        variables: { host: { default: 'localhost' }, port: { default: '8443' } },
+      }],
+      tags: [
+        { name: 'deliveries', description: 'Send delivery events' },
+        { name: 'orders', description: 'Read orders, their history and images (scope orders:read)' },
+        { name: 'service', description: 'Health, key check and error descriptions' },
+      ],
       components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key' } },
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'The API key issued to the courier (`waybill keys create`)' } },
       },
     },
-    transformObject: (document) => 'openapiObject' in document ? shapeOpenApi(document.openapiObject) : document.swaggerObject,
+    transformObject: (document) => 'openapiObject' in document ? shapeOpenApi(document.openapiObject, options.schemas) : document.swaggerObject,
   })
   await app.register(async (ui) => {
     ui.addHook('onRoute', (route) => {
@@ -36,6 +53,11 @@ async function docs(app: FastifyInstance): Promise<void> {
 }
 
 export default fp(docs, { name: 'waybill-docs' })
+
+/** The document the app serves at /docs/json, for `waybill openapi`. */
+export function openApiDocument(app: FastifyInstance): unknown {
+  return app.swagger()
+}
 
 /** Swagger UI's generated policy with everything it lets in from elsewhere taken out. */
 function strictDocsCsp(header: string): string {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError, type ErrorCode } from '@waybill/domain'
+import { MethodsByPath } from '../http/methods-by-path.js'
 import { problemFor, toWaybillError } from '../http/problem.js'
 
 /** Told of every problem answered, with its code and status (the error counter of /metrics). */
@@ -34,9 +35,18 @@ export function problemSender(onProblem: ProblemListener): SendProblem {
 }
 
 async function errorHandler(app: FastifyInstance, options: { readonly send: SendProblem }): Promise<void> {
+  const methods = new MethodsByPath()
+  app.addHook('onRoute', (route) => { methods.add(route.url, route.method) })
   app.setErrorHandler(async (thrown, request, reply) => options.send(thrown, request, reply))
-  app.setNotFoundHandler(async (request) => {
-    throw new WaybillError('not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`)
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? ''
+    // A known path asked with another method: 405 with the methods it takes (RFC 9110 §15.5.6).
+    const allowed = methods.of(path)
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '))
+      throw new WaybillError('method_not_allowed', `${request.method} is not accepted on ${path}; use ${allowed.join(' or ')}`)
+    }
+    throw new WaybillError('not_found', `No route ${request.method} ${path}`)
   })
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
-  DeliveryRequestSchema, deliveryImages, ProblemSchema, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
+  DeliveryRequestSchema, deliveryImages, orderDecider, problemResponses, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
   validateDelivery, WaybillError, type DomainErrorCode,
 } from '@waybill/domain'
 import { handleCommand, type StreamStore } from '@waybill/event-store'
@@ -13,6 +13,9 @@ function rejectionDetail(code: DomainErrorCode, orderId: string): string {
   if (code === 'locked') return `Order ${JSON.stringify(orderId)} is completed or canceled and can no longer be modified`
   return `Order ${JSON.stringify(orderId)} already exists (a different ORDER_ADD was accepted for it)`
 }
+
+/** The response header that names the stored event of an accepted delivery (docs/contract.md#delivery-events-endpoint). */
+const EVENT_ID_HEADER = 'waybill-event-id'
 
 export interface DeliveriesRouteOptions {
   readonly store: StreamStore
@@ -29,8 +32,13 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
   app.post('/v1/deliveries', {
     validatorCompiler: () => () => true,
     schema: {
+      operationId: 'sendDelivery',
       summary: 'Send one delivery event (ORDER_ADD, ORDER_UPDATE, ORDER_COMPLETE, ORDER_CANCELED)',
-      description: 'Accepts application/json, application/x-www-form-urlencoded (event_payload[field]=…) and multipart/form-data with the same field names. Success answers have an empty body.',
+      description: [
+        'Accepts application/json, application/x-www-form-urlencoded (event_payload[field]=…, every value percent-encoded: a `+` in base64 must be sent as %2B)',
+        'and multipart/form-data with the same field names. Success answers have an empty body and carry the stored event\'s id in `Waybill-Event-Id`;',
+        'an exact retry of an accepted event answers the same status and id. A refused payload lists every wrong field in the problem\'s `errors`, each with a JSON pointer.',
+      ].join(' '),
       tags: ['deliveries'],
       security: [{ apiKey: [] }],
       consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
@@ -38,8 +46,10 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
       response: {
         201: Type.Null({ description: 'ORDER_ADD accepted (or an exact retry of it); empty body' }),
         202: Type.Null({ description: 'ORDER_UPDATE, ORDER_COMPLETE or ORDER_CANCELED accepted (or an exact retry); empty body' }),
-        '4xx': ProblemSchema,
-        '5xx': ProblemSchema,
+        ...problemResponses(
+          ['no_body', 'unknown_event', 'bad_request', 'not_found', 'locked', 'conflict', 'payload_too_large', 'unsupported_media_type'],
+          { keyed: true },
+        ),
       },
     },
   }, async (request, reply) => {
@@ -65,6 +75,7 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
       },
     })
     if (result.outcome === 'rejected') throw new WaybillError(result.error, rejectionDetail(result.error, command.data.order_id))
-    return reply.code(command.type === 'ORDER_ADD' ? 201 : 202).send()
+    // The id is deterministic, so an exact retry (already_applied) names the event stored the first time.
+    return reply.code(command.type === 'ORDER_ADD' ? 201 : 202).header(EVENT_ID_HEADER, command.eventId).send()
   })
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { ProblemSchema, WaybillError } from '@waybill/domain'
+import { problemResponses, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 
 /**
@@ -15,10 +15,10 @@ const READY_TIMEOUT_MS = 2_000
 
 export default async function health(app: FastifyInstance, options: { readonly store: EventStore; readonly readyTimeoutMs?: number }): Promise<void> {
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS
-  const common = { tags: ['service'], response: { 200: Type.Object({ status: Type.String() }), '5xx': ProblemSchema } }
-  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { summary: 'Liveness', ...common } },
+  const common = { tags: ['service'], response: { 200: Type.Object({ status: Type.String() }), ...problemResponses([], { keyed: false }) } }
+  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { operationId: 'getLiveness', summary: 'Liveness', ...common } },
     async () => ({ status: 'ok' }))
-  app.get('/readyz', { config: { public: true, rateLimit: false }, schema: { summary: 'Readiness: the event store answers', ...common } },
+  app.get('/readyz', { config: { public: true, rateLimit: false }, schema: { operationId: 'getReadiness', summary: 'Readiness: the event store answers', ...common } },
     async () => {
       let timer: NodeJS.Timeout | undefined
       try {

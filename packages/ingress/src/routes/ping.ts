@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { ProblemSchema } from '@waybill/domain'
-import { requirePrincipal } from '@waybill/keys'
+import { problemResponses } from '@waybill/domain'
+import { AUDIT_SCOPE, requirePrincipal, SCOPES } from '@waybill/keys'
 
-/** GET /ping (docs/contract.md#ping): the service runs and the key is valid; any scope will do. */
+/** GET /ping (docs/contract.md#ping): the service runs, the key is valid, and what it may do; any scope will do. */
 export default async function ping(app: FastifyInstance): Promise<void> {
   app.get('/ping', {
     schema: {
+      operationId: 'ping',
       summary: 'Check that the service runs and the API key is valid',
       tags: ['service'],
       security: [{ apiKey: [] }],
@@ -15,14 +16,14 @@ export default async function ping(app: FastifyInstance): Promise<void> {
           status: Type.Literal('ok'),
           account: Type.String(),
           key_id: Type.String(),
-          test: Type.Boolean(),
-        }),
-        '4xx': ProblemSchema,
-        '5xx': ProblemSchema,
+          scopes: Type.Array(Type.Enum([...SCOPES, AUDIT_SCOPE]), { description: 'What the key may do' }),
+          test: Type.Boolean({ description: 'A sandbox test key' }),
+        }, { description: 'The key is valid: its account, id and scopes' }),
+        ...problemResponses([], { keyed: true }),
       },
     },
   }, async (request) => {
     const principal = requirePrincipal(request.principal)
-    return { status: 'ok' as const, account: principal.account, key_id: principal.keyId, test: principal.test }
+    return { status: 'ok' as const, account: principal.account, key_id: principal.keyId, scopes: [...principal.scopes], test: principal.test }
   })
 }

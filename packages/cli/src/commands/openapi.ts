@@ -1,0 +1,47 @@
+import { generateKeyPairSync } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openFileBlobStore, openMemoryEventStore } from '@waybill/event-store'
+import { buildApp, openApiDocument } from '@waybill/ingress'
+import { HeadStore, ReadModel } from '@waybill/projector'
+import type { CliCommand } from '../command.js'
+import { readApiPlugins } from '../read-api-plugin.js'
+
+const HELP = `Usage: waybill openapi
+
+Prints the OpenAPI 3.1 document that \`waybill serve\` serves at /openapi.json (and shows at
+/docs), built from the same routes with an in-memory store: no data directory, key or port is
+touched. \`pnpm openapi\` writes it to packages/client/openapi.json, which the typed client is
+generated from.`
+
+export const command: CliCommand = {
+  name: 'openapi',
+  summary: 'print the OpenAPI document the server serves',
+  help: HELP,
+  async run(argv) {
+    if (argv.length > 0) {
+      process.stderr.write(`waybill openapi: unexpected argument "${argv[0] ?? ''}"\n\n${HELP}\n`)
+      return 2
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'waybill-openapi-'))
+    const store = openMemoryEventStore()
+    const blobs = await openFileBlobStore(join(dir, 'blobs'))
+    const readModel = new ReadModel(dir)
+    // A throwaway heads file and key: the audit routes are documented, no real key is read.
+    const heads = HeadStore.inDataDir(dir)
+    const { publicKey } = generateKeyPairSync('ed25519')
+    try {
+      const app = await buildApp({ store, blobs, dataDir: dir, logLevel: 'silent', ...readApiPlugins(readModel, store, blobs, { heads, publicKey }) })
+      await app.ready()
+      process.stdout.write(`${JSON.stringify(openApiDocument(app), null, 2)}\n`)
+      await app.close()
+    } finally {
+      heads.close()
+      readModel.close()
+      await store.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+    return 0
+  },
+}
