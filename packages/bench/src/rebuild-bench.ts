@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { canonicalJson, eventIdFor, SCHEMA_VERSION, streamNameFor, type WireEvent } from '@waybill/domain'
 import { categoryOf, hashEvent, openSqliteEventStore, verifyStreamChain, type EventData } from '@waybill/event-store'
+import { toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
 import { ReadModel, rebuildReadModel } from '@waybill/projector'
 
 /**
@@ -16,6 +17,8 @@ import { ReadModel, rebuildReadModel } from '@waybill/projector'
  * statement in big transactions, computing each hash and prev_hash with the store's own
  * `hashEvent` and canonical JSON exactly as its writer does. Every stream of a sample is then
  * read back through the adapter and checked with `verifyStreamChain`, so the log is valid.
+ * The rebuild builds the audit log's tree too (docs/audit.md#the-tree); the bench then times
+ * inclusion and consistency proofs in the rebuilt tree of TOTAL leaves, each one verified.
  */
 const TOTAL = Number(process.env['BENCH_EVENTS'] ?? 1_000_000)
 const LOAD_TRANSACTION = 50_000
@@ -98,13 +101,43 @@ async function main(): Promise<void> {
     const seconds = result.elapsedMs / 1000
     const readModel = new ReadModel(dataDir)
     const rows = readModel.listOrders('acme', { limit: 1 }).length
-    readModel.close()
     if (rows !== 1) throw new Error('the rebuilt model is empty')
     process.stdout.write(`rebuild: ${result.events} events in ${seconds.toFixed(2)} s = ${Math.round(result.events / seconds)} events/s\n`)
+    proofs(readModel)
+    readModel.close()
   } finally {
     await store.close()
     if (process.env['BENCH_KEEP'] === undefined) await rm(dataDir, { recursive: true, force: true })
   }
+}
+
+/** Times proofs in the rebuilt tree: every one is checked with the RFC's verifier too. */
+function proofs(readModel: ReadModel): void {
+  const tree = readModel.tree()
+  const size = tree.size()
+  let started = performance.now()
+  const root = tree.root(size)
+  process.stdout.write(`audit tree: ${size} leaves, root ${toHex(root)} in ${(performance.now() - started).toFixed(1)} ms\n`)
+  const count = 1000
+  let spent = 0
+  for (let i = 0; i < count; i += 1) {
+    const index = Math.floor((i * size) / count)
+    started = performance.now()
+    const path = tree.inclusion(index, size)
+    spent += performance.now() - started
+    if (!verifyInclusion(tree.hashes.leaf(index), index, size, path, root)) throw new Error(`inclusion proof of leaf ${index} does not verify`)
+  }
+  process.stdout.write(`inclusion proof: ${((spent * 1000) / count).toFixed(0)} µs each (${count} leaves across the tree)\n`)
+  spent = 0
+  for (let i = 1; i <= 100; i += 1) {
+    const first = Math.floor((i * size) / 101)
+    started = performance.now()
+    const proof = tree.consistency(first, size)
+    const firstRoot = tree.root(first)
+    spent += performance.now() - started
+    if (!verifyConsistency(first, size, firstRoot, root, proof)) throw new Error(`consistency proof ${first} -> ${size} does not verify`)
+  }
+  process.stdout.write(`consistency proof (with the older root): ${((spent * 1000) / 100).toFixed(0)} µs each\n`)
 }
 
 await main()

@@ -7,11 +7,12 @@ import { drive, type PhaseFigures } from './drive.js'
 import type { Phase } from './workload.js'
 import { startServerProcess, type ServerProcess } from './server-process.js'
 
-type Target = 'service' | 'ceiling'
+type Target = 'service' | 'bare' | 'ceiling'
 
 // The built `waybill` command sits beside the CLI package's entry in its dist/.
 const WAYBILL_MAIN = fileURLToPath(new URL('./main.js', import.meta.resolve('@waybill/cli')))
 const CEILING_MAIN = fileURLToPath(new URL('../ceiling/main.js', import.meta.url))
+const BARE_MAIN = fileURLToPath(new URL('../bare/main.js', import.meta.url))
 
 export interface BenchOptions {
   readonly seconds: number
@@ -26,6 +27,13 @@ export interface BenchOptions {
   readonly rate: number
   /** Measure the service only. */
   readonly noCeiling: boolean
+}
+
+/** What one run measured: the service, the bare ceiling and the same app in memory (null with `noCeiling`). */
+export interface BenchFigures {
+  readonly service: TargetFigures
+  readonly bare: TargetFigures | null
+  readonly ceiling: TargetFigures | null
 }
 
 export interface TargetFigures {
@@ -56,13 +64,13 @@ interface Tally {
 }
 
 /**
- * Starts the service (`waybill serve`) and the ceiling (`ceiling/main.ts`: same app, events in
- * memory) as child processes on fresh data directories, then runs each phase on
- * one and at once on the other, so that whatever else the machine does in the meantime weighs on
- * both alike. The per-key rate limit is lifted and logging is at `warn` for both.
+ * Starts the service (`waybill serve`), the bare ceiling (`bare/main.ts`: Fastify, a schema, a
+ * constant key, nothing stored) and the same app in memory (`ceiling/main.ts`) as child processes
+ * on fresh data directories, then runs each phase on one and at once on the others, so that whatever else the machine does in the meantime weighs on
+ * both alike. The per-key and per-address rate limits are lifted and logging is at `warn` for all.
  */
-export async function runBench(options: BenchOptions): Promise<{ service: TargetFigures; ceiling: TargetFigures | null }> {
-  const targets: Target[] = options.noCeiling ? ['service'] : ['service', 'ceiling']
+export async function runBench(options: BenchOptions): Promise<BenchFigures> {
+  const targets: Target[] = options.noCeiling ? ['service'] : ['service', 'bare', 'ceiling']
   const running: Running[] = []
   try {
     for (const target of targets) running.push(await start(target, options))
@@ -100,7 +108,7 @@ export async function runBench(options: BenchOptions): Promise<{ service: Target
     }
     const service = results.get('service')
     if (service === undefined) throw new Error('the service was not measured')
-    return { service, ceiling: results.get('ceiling') ?? null }
+    return { service, bare: results.get('bare') ?? null, ceiling: results.get('ceiling') ?? null }
   } finally {
     for (const r of running) {
       r.server.child.kill('SIGKILL')
@@ -112,8 +120,12 @@ export async function runBench(options: BenchOptions): Promise<{ service: Target
 async function start(target: Target, options: BenchOptions): Promise<Running> {
   const dataDir = await mkdtemp(join(tmpdir(), `waybill-bench-${target}-`))
   const nodeFlags = options.cpuProfDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []
-  const [script, args] = target === 'ceiling' ? [CEILING_MAIN, []] : [WAYBILL_MAIN, options.noProjector ? ['serve', '--no-projector'] : ['serve']]
-  const server = await startServerProcess(script, args, { WAYBILL_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000' }, nodeFlags)
+  const [script, args] = target === 'ceiling' ? [CEILING_MAIN, []]
+    : target === 'bare' ? [BARE_MAIN, []]
+      : [WAYBILL_MAIN, options.noProjector ? ['serve', '--no-projector'] : ['serve']]
+  const server = await startServerProcess(script, args, {
+    WAYBILL_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000', WAYBILL_RATE_LIMIT_PER_ADDRESS: '1000000000',
+  }, nodeFlags)
   const key = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
   return { target, dataDir, server, key, runId: `bench-${target}-${Date.now().toString(36)}`, pid: server.child.pid ?? 0 }
 }
