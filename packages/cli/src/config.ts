@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
-import { resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { envSchema } from 'env-schema'
 import Type, { type Static } from 'typebox'
 
@@ -30,6 +31,8 @@ export interface WaybillConfig {
   readonly tlsPolicy: { readonly minVersion: 'TLSv1.2' | 'TLSv1.3'; readonly ciphers?: string }
   /** Whether the sandbox test key exists (off in production). */
   readonly sandbox: boolean
+  /** The audit log: where the tree-head signing key lives, and how often heads are signed (docs/audit.md). */
+  readonly audit: { readonly keyDir: string; readonly headEveryEvents: number; readonly headEveryMs: number }
 }
 
 /** A variable had a value Waybill cannot run with; the message names it. */
@@ -81,6 +84,10 @@ export const CONFIG_SCHEMA = Type.Object({
     description: 'OpenSSL cipher list (TLS 1.3 and 1.2 suites); unset: Mozilla "intermediate" (AEAD suites with forward secrecy only)' })),
   WAYBILL_SANDBOX: Type.Enum(['on', 'off'], { default: 'on',
     description: '`off` in production: no sandbox test key is made at first start, and test keys are refused' }),
+  WAYBILL_AUDIT_KEY_DIR: Type.String({ default: '~/.config/waybill/audit-key',
+    description: 'directory (0700) of the tree-head signing key (`tree-head-ed25519.pem`, 0600), made at first start; outside the data dir, so that write access to the store alone cannot sign a head (`~/` is the home directory)' }),
+  WAYBILL_AUDIT_HEAD_EVERY_EVENTS: count('a signed tree head at least every this many order events', 1000),
+  WAYBILL_AUDIT_HEAD_EVERY_MS: count('a signed tree head at least this many milliseconds after the last one, when the log grew (and on catching up, at most once a second)', 10000),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     default: 'info', description: 'pino log level (the API key header is never logged)' }),
 }, { additionalProperties: false })
@@ -153,7 +160,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
       ...(values.WAYBILL_TLS_CIPHERS !== undefined ? { ciphers: values.WAYBILL_TLS_CIPHERS } : {}),
     },
     sandbox: values.WAYBILL_SANDBOX === 'on',
+    audit: {
+      keyDir: expandHome(values.WAYBILL_AUDIT_KEY_DIR),
+      headEveryEvents: values.WAYBILL_AUDIT_HEAD_EVERY_EVENTS,
+      headEveryMs: values.WAYBILL_AUDIT_HEAD_EVERY_MS,
+    },
   }
+}
+
+/** `~/…` as a path in the home directory (the default key directory is written that way so that the README shows it). */
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : resolve(path)
 }
 
 type PropertySchema = {

@@ -14,6 +14,8 @@ const COMMANDS = {
   verify: () => import('./commands/verify.js'),
   projector: () => import('./commands/projector.js'),
   store: () => import('./commands/store.js'),
+  audit: () => import('./commands/audit.js'),
+  openapi: () => import('./commands/openapi.js'),
 } satisfies Record<string, () => Promise<{ command: CliCommand }>>
 
 /** One line each for `waybill --help`; kept here so the help does not load every command. */
@@ -25,6 +27,8 @@ const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
   verify: 'check the log, every hash chain, and that the read model matches the log',
   projector: 'run the read-model projector as its own process',
   store: 'check that the configured event store keeps every promise Waybill relies on (store check)',
+  audit: 'export signed tree heads and the public key; verify the log, images and chains against them',
+  openapi: 'print the OpenAPI document the server serves (the typed client is generated from it)',
 }
 
 function usage(): string {

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
@@ -22,6 +22,7 @@ const DEFAULTS: WaybillConfig = {
   maxConnections: 4096,
   tlsPolicy: { minVersion: 'TLSv1.2' },
   sandbox: true,
+  audit: { keyDir: join(homedir(), '.config', 'waybill', 'audit-key'), headEveryEvents: 1000, headEveryMs: 10000 },
 }
 
 type Property = { type?: string; enum?: string[]; default?: string | number | boolean; minimum?: number; maximum?: number; description?: string }
@@ -40,7 +41,8 @@ t.test('the schema is data: every variable has a description, and the defaults a
   t.same(NAMES, ['WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_TLS_CERT', 'WAYBILL_TLS_KEY',
     'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
     'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS',
-    'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'LOG_LEVEL'])
+    'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR', 'WAYBILL_AUDIT_HEAD_EVERY_EVENTS',
+    'WAYBILL_AUDIT_HEAD_EVERY_MS', 'LOG_LEVEL'])
   for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
   const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
     .map((name) => [name, String(PROPERTIES[name]!.default)]))

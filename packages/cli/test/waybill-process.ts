@@ -31,10 +31,10 @@ export interface Served {
   stop(): Promise<number | null>
 }
 
-/** Starts `waybill serve` and resolves once it prints where it listens. */
-export function serve(env: Record<string, string>): Promise<Served> {
+/** Starts `waybill serve [args]` and resolves once it prints where it listens. */
+export function serve(env: Record<string, string>, args: readonly string[] = []): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve'], {
+    const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
       env: { PATH: process.env['PATH'] ?? '', WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0', LOG_LEVEL: 'warn', ...env },
     })
     let out = ''

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { startProjector, type ProjectorLogger } from '@waybill/projector'
+import { openAudit } from '../audit-setup.js'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
@@ -37,7 +38,9 @@ export const command: CliCommand = {
     }
     const config = loadConfig()
     const opened = await openStore(config)
-    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel) })
+    const audit = openAudit(config)
+    if (audit.notice.length > 0) process.stdout.write(`${audit.notice.join('\n')}\n`)
+    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel), audit: audit.options })
     const timer = setInterval(() => {
       const s = projector.status()
       process.stdout.write(`projector: ${s.state} checkpoint ${s.checkpoint ?? '-'} head ${s.head ?? '-'} lag ${s.lag} applied ${s.appliedEvents}\n`)
@@ -45,6 +48,7 @@ export const command: CliCommand = {
     const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
       clearInterval(timer)
       await projector.stop()
+      audit.close()
       await opened.close()
       throw error
     })
@@ -55,6 +59,7 @@ export const command: CliCommand = {
       clearInterval(timer)
       health.close()
       await projector.stop()
+      audit.close()
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })
   },

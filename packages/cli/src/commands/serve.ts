@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { startServer } from '@waybill/ingress'
+import { serveConsole } from '@waybill/console'
+import { startServer, type ServerDeps } from '@waybill/ingress'
 import { KeyRing } from '@waybill/keys'
-import { ReadModel, readApi, startProjector, type Projector } from '@waybill/projector'
+import { ReadModel, startProjector, type Projector } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
+import { readApiPlugins } from '../read-api-plugin.js'
 import { closeOnSignals } from '../shutdown.js'
+import { openAudit } from '../audit-setup.js'
 import { explainStartError } from '../start-errors.js'
 
 const HELP = `Usage: waybill serve [--no-projector]
@@ -18,7 +21,7 @@ Runs the ingress: the HTTPS API (WAYBILL_HTTPS_PORT, default 8443) and the plain
 an empty data directory it creates the sandbox test key and writes it to <data dir>/test-api-key.
 SIGINT/SIGTERM finish in-flight requests, then exit.
 
-The read API (GET /v1/orders…) is served too. The orders projector runs in this process unless
+The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The orders projector runs in this process unless
 --no-projector is given (then run \`waybill projector\` as its own process).
 
 Configuration comes from the environment; see README.md ("Configuration").`
@@ -43,6 +46,7 @@ export const command: CliCommand = {
       process.stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
     }
     const readModel = new ReadModel(config.dataDir)
+    const audit = openAudit(config)
     // /metrics reports the projector's lag once it runs (it starts after the server).
     let projectorLag: () => number = () => 0
     let server
@@ -65,18 +69,17 @@ export const command: CliCommand = {
         store: opened.store,
         blobs: opened.blobs,
         projectorLag: () => projectorLag(),
-        // The projector's read API, behind the same key check.
-        plugins: [async (app) => {
-          await app.register(readApi, { readModel, store: opened.store, blobs: opened.blobs, principalOf: (request) => request.principal })
-        }],
+        // The projector's read API, behind the same key check; the auditors' console at /console.
+        ...withConsole(readApiPlugins(readModel, opened.store, opened.blobs, { heads: audit.heads, publicKey: audit.key.publicKey })),
       })
     } catch (error) {
       readModel.close()
+      audit.close()
       await opened.close()
       throw explainStartError(error, config)
     }
     const projector: Projector | null = withProjector
-      ? startProjector({ store: opened.store, dataDir: config.dataDir, logger: server.app.log })
+      ? startProjector({ store: opened.store, dataDir: config.dataDir, logger: server.app.log, audit: audit.options })
       : null
     if (projector !== null) projectorLag = () => projector.lag()
     const lines = [
@@ -89,8 +92,11 @@ export const command: CliCommand = {
           : existsSync(server.sandbox.path)
             ? `waybill: the sandbox test key is in ${server.sandbox.path}`
             : `waybill: no ${server.sandbox.path} (the store already held keys); see \`waybill keys list\``,
+      ...audit.notice,
+      `waybill: tree heads signed by key ${audit.key.keyId} (${audit.key.path}); GET /v1/audit/public-key`,
       ...await waitingReplacements(new KeyRing(opened.store), config.dataDir),
       `waybill: API docs at ${server.httpsUrl}/docs`,
+      `waybill: auditors' console at ${server.httpsUrl}/console/`,
       `waybill: metrics at ${server.metricsUrl ?? '(not served)'}`,
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
@@ -99,6 +105,7 @@ export const command: CliCommand = {
       await running.close()
       await projector?.stop()
       readModel.close()
+      audit.close()
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })
   },
@@ -115,4 +122,9 @@ async function waitingReplacements(keys: KeyRing, dataDir: string): Promise<stri
   const active = await Promise.all(names.map(async (keyId) => (await keys.get(keyId))?.state === 'active'))
   const waiting = active.filter(Boolean).length
   return waiting === 0 ? [] : [`waybill: ${waiting} replacement key(s) wait in ${dir} for hand-over to their couriers (\`waybill keys list\` shows which)`]
+}
+
+/** The read API's plugins and, after them, the auditors' console at /console (no key; out of OpenAPI). */
+function withConsole<Deps extends { readonly plugins: NonNullable<ServerDeps['plugins']> }>(deps: Deps): Deps {
+  return { ...deps, plugins: [...deps.plugins, async (app) => { await app.register(serveConsole) }] }
 }

@@ -5,6 +5,8 @@ import { storeEventSource, type EventSource } from '../runner/event-source.js'
 import { currentGeneration, fsyncPath, switchGeneration } from '../orders/generation.js'
 import { ReadModelWriter } from '../orders/writer.js'
 import { createIndexes } from '../orders/sql-schema.js'
+import type { HeadStore } from '../audit/head-store.js'
+import { toHex } from '@waybill/merkle'
 
 export interface RebuildProgress {
   /** Order events read so far. */
@@ -25,6 +27,11 @@ export interface RebuildOptions {
   readonly onProgress?: (progress: RebuildProgress) => void
   /** Builds the new file but does not swap to it (tests inspect it). */
   readonly swap?: boolean
+  /**
+   * The kept signed heads: the new tree must agree with every one (its root at each head's size is
+   * the head's), or the rebuild fails and the live model stays (docs/audit.md#rebuild).
+   */
+  readonly heads?: HeadStore
 }
 
 export interface RebuildResult {
@@ -64,6 +71,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       if (caughtUp) break
     }
     model.flush()
+    if (options.heads !== undefined) checkHeads(model, options.heads)
     createIndexes(model.db)
     model.db.pragma('journal_mode = WAL')
     model.db.pragma('wal_checkpoint(TRUNCATE)')
@@ -81,6 +89,22 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
     throw error
   } finally {
     if (options.source === undefined) source.close?.()
+  }
+}
+
+/** Throws, naming the first kept head the rebuilt tree disagrees with. */
+function checkHeads(model: ReadModelWriter, heads: HeadStore): void {
+  const size = model.tree.size()
+  for (const head of heads.all()) {
+    if (head.tree_size > size) {
+      throw new Error(`rebuild refused: the log holds ${size} order events, but a head was signed at ${head.tree_size} ` +
+        `(${head.timestamp}): events were cut from the log. Run \`waybill audit verify\`.`)
+    }
+    const root = toHex(model.tree.root(head.tree_size))
+    if (root !== head.root_hash) {
+      throw new Error(`rebuild refused: the rebuilt audit tree's root at size ${head.tree_size} is ${root}, but the head signed ` +
+        `${head.timestamp} says ${head.root_hash}: the log was changed. Run \`waybill audit verify\`.`)
+    }
   }
 }
 

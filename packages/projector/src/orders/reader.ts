@@ -5,6 +5,7 @@ import type { OrderRow } from './order-row.js'
 import { currentGeneration, generationMarker } from './generation.js'
 import { fromRecord } from './row-codec.js'
 import { createSchema, type OrderRecord } from './sql-schema.js'
+import { MerkleReader } from '../audit/merkle-tables.js'
 
 /** The filters of the list, which select the orders; a cursor is bound to them. */
 export interface ListFilters {
@@ -46,6 +47,7 @@ export class ReadModel {
   private marker = ''
   private currentPath = ''
   private statements = new Map<string, Statement>()
+  private merkle: MerkleReader | null = null
 
   /**
    * `migrate: false` for audits (`waybill verify`): an older file is refused with a reason
@@ -66,18 +68,11 @@ export class ReadModel {
   }
 
   listOrders(account: string, filter: OrderFilter): OrderRow[] {
-    const where = ['account = ?']
-    const values: Array<string | number> = [account]
-    const add = (clause: string, value: string | number | undefined): void => {
-      if (value === undefined) return
-      where.push(clause)
-      values.push(value)
-    }
-    add('status = ?', filter.status)
-    add('customer = ?', filter.customer)
-    add('location = ?', filter.location)
-    add('updated_at_key >= ?', filter.updatedSince)
-    add('order_id > ?', filter.afterOrderId)
+    const { where, values } = conditions([
+      ['account = ?', account],
+      ...filterConditions(filter),
+      ['order_id > ?', filter.afterOrderId],
+    ])
     const sql = `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY order_id LIMIT ?`
     const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
     return records.map(fromRecord)
@@ -88,18 +83,7 @@ export class ReadModel {
    * key's list. The primary key (account, order_id) serves the order and the keyset.
    */
   listAllOrders(filter: AuditOrderFilter): OrderRow[] {
-    const where: string[] = []
-    const values: string[] = []
-    const add = (clause: string, value: string | undefined): void => {
-      if (value === undefined) return
-      where.push(clause)
-      values.push(value)
-    }
-    add('account = ?', filter.account)
-    add('status = ?', filter.status)
-    add('customer = ?', filter.customer)
-    add('location = ?', filter.location)
-    add('updated_at_key >= ?', filter.updatedSince)
+    const { where, values } = conditions([['account = ?', filter.account], ...filterConditions(filter)])
     if (filter.after !== undefined) {
       where.push('(account, order_id) > (?, ?)')
       values.push(filter.after.account, filter.after.orderId)
@@ -123,7 +107,15 @@ export class ReadModel {
     return row === undefined ? null : { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) }
   }
 
+  /** The audit tree of the live model (docs/audit.md#the-tree). */
+  tree(): MerkleReader {
+    this.refresh()
+    this.merkle ??= new MerkleReader(this.db as Database)
+    return this.merkle
+  }
+
   close(): void {
+    this.merkle = null
     this.db?.close()
     this.db = null
     this.statements.clear()
@@ -161,8 +153,25 @@ export class ReadModel {
     const previous = this.db
     this.db = next
     this.statements = new Map()
+    this.merkle = null
     this.marker = generation.marker
     this.currentPath = generation.path
     previous?.close()
   }
+}
+
+/** The read API's filters as SQL conditions, each with its value (undefined: not filtered on). */
+function filterConditions(filter: ListFilters): Array<[string, string | undefined]> {
+  return [
+    ['status = ?', filter.status],
+    ['customer = ?', filter.customer],
+    ['location = ?', filter.location],
+    ['updated_at_key >= ?', filter.updatedSince],
+  ]
+}
+
+/** The conditions whose value is given, ANDed by the caller, and their values in order. */
+function conditions(pairs: ReadonlyArray<readonly [string, string | undefined]>): { where: string[]; values: string[] } {
+  const given = pairs.filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
+  return { where: given.map(([clause]) => clause), values: given.map(([, value]) => value) }
 }

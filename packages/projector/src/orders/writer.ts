@@ -3,6 +3,8 @@ import type { Database, Statement } from 'better-sqlite3'
 import { parseOrderStreamName } from '@waybill/domain'
 import type { Position, ProjectionEvent } from '@waybill/event-store'
 import { evolveOrderRow } from './fold.js'
+import { eventLeafHash } from '../audit/leaf.js'
+import { MerkleAppender, MerkleReader } from '../audit/merkle-tables.js'
 import type { OrderRow } from './order-row.js'
 import { fromRecord, toRecord } from './row-codec.js'
 import { columnValues, createSchema, ORDER_COLUMNS, type OrderRecord } from './sql-schema.js'
@@ -41,6 +43,9 @@ export class ReadModelWriter {
   /** Bulk mode: rows not yet written, and whether the file holds none outside this map. */
   private readonly memory: Map<string, OrderRow | undefined> | null
   private memoryIsComplete = true
+  private readonly merkle: MerkleAppender
+  /** The audit tree in this file (docs/audit.md#the-tree). */
+  readonly tree: MerkleReader
 
   constructor(readonly path: string, options: OpenOptions = {}) {
     this.db = new Sqlite(path)
@@ -72,6 +77,8 @@ export class ReadModelWriter {
       for (const row of rows) this.upsertRow.run(columnValues(toRecord(row)))
     })
     this.memory = options.bulk === true ? new Map() : null
+    this.merkle = new MerkleAppender(this.db)
+    this.tree = new MerkleReader(this.db)
   }
 
   /** Bulk mode: writes the rows held in memory. Nothing to do otherwise. */
@@ -112,12 +119,15 @@ export class ReadModelWriter {
     let applied = 0
     let duplicates = 0
     let last: Position | null = stored
+    this.merkle.begin()
     for (const event of events) {
       if (last !== null && !isAfter(event.position, last)) {
         duplicates += 1
         continue
       }
       last = event.position
+      // Every order event after the checkpoint is a leaf, in log order, whatever the row does with it.
+      this.merkle.append(eventLeafHash(event), event.streamName, event.revision)
       // Keyed by stream name (one stream per order): the name is parsed only for a stream not
       // yet seen in this batch (or, in bulk mode, in this rebuild), not for every event.
       const key = event.streamName

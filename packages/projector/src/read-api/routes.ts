@@ -1,15 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
-import { isRealUtcTime, ProblemSchema, streamNameFor, WaybillError } from '@waybill/domain'
-import type { EventStore } from '@waybill/event-store'
+import { isRealUtcTime, problemResponses, streamNameFor, WaybillError } from '@waybill/domain'
+import { createHash } from 'node:crypto'
+import { verifyStreamChain, type EventStore } from '@waybill/event-store'
 import { requireReadAccess, type Principal, type ReadAccess } from '@waybill/keys'
 import { auditedAccount, logAuditorRead, queryOf } from './audit.js'
+import { auditRoutes, type AuditApiOptions } from './audit-routes.js'
+import { historyCsv, statesAfter } from './history.js'
 import { decodeAuditCursor, decodeCursor, encodeAuditCursor, encodeCursor, type AuditFilters } from './cursor.js'
 import { auditedOrderView, orderView } from './order-view.js'
 import type { ListFilters, ReadModel } from '../orders/reader.js'
 import { timestampKey } from '../orders/timestamp-key.js'
 import {
-  HistorySchema, ImageBytes, ListQuery, OrderListSchema, OrderParams, OrderSchema,
+  HistoryQuery, HistorySchema, ImageBytes, ListQuery, OrderListSchema, OrderParams, OrderSchema,
 } from './schemas.js'
 
 /** Where the image bytes are (the ingress' content-addressed blob store). */
@@ -27,11 +30,13 @@ export interface ReadApiOptions {
    * `requireReadAccess` from @waybill/keys, built on the ingress' `requireScope`.
    */
   readonly principalOf: (request: FastifyRequest) => Principal | null
+  /** The audit routes (heads, public key, proofs); not served when absent. */
+  readonly audit?: AuditApiOptions
 }
 
 const LIST_PARAMETERS = new Set(['status', 'customer', 'location', 'updated_since', 'limit', 'cursor'])
 const AUDIT_LIST_PARAMETERS = new Set([...LIST_PARAMETERS, 'account'])
-const errors = { '4xx': ProblemSchema, '5xx': ProblemSchema }
+const oneOrderErrors = problemResponses(['bad_request', 'not_found'], { keyed: true })
 
 /**
  * The read API: GET /v1/orders[/…]. Every route needs a key with `orders:read` and sees only its
@@ -65,8 +70,8 @@ export async function readApi(fastify: FastifyInstance, options: ReadApiOptions)
 
   app.get('/v1/orders/:order_id', {
     attachValidation: true,
-    schema: documented('Current state of one order (from the read model)', {
-      params: OrderParams, response: { 200: OrderSchema, ...errors },
+    schema: documented('getOrder', 'Current state of one order (from the read model)', {
+      params: OrderParams, response: { 200: OrderSchema, ...oneOrderErrors },
     }),
   }, async (request) => {
     const { access, row } = orderOf(request, request.params)
@@ -75,8 +80,8 @@ export async function readApi(fastify: FastifyInstance, options: ReadApiOptions)
 
   app.get('/v1/orders', {
     attachValidation: true,
-    schema: documented('Orders of the key\'s account, filtered, in order_id order, a page at a time', {
-      querystring: ListQuery, response: { 200: OrderListSchema, ...errors },
+    schema: documented('listOrders', 'Orders of the key\'s account, filtered, in order_id order, a page at a time', {
+      querystring: ListQuery, response: { 200: OrderListSchema, ...problemResponses(['bad_request'], { keyed: true }) },
     }),
   }, async (request) => {
     const access = requireReadAccess(options.principalOf(request))
@@ -124,51 +129,80 @@ export async function readApi(fastify: FastifyInstance, options: ReadApiOptions)
 
   app.get('/v1/orders/:order_id/events', {
     attachValidation: true,
-    schema: documented('Full history of one order, read from the event store', {
-      params: OrderParams, response: { 200: HistorySchema, ...errors },
+    schema: documented('getOrderHistory', 'Full history of one order, read from the event store, with the state after each event and the chain verdict; ?format=csv for CSV', {
+      params: OrderParams, querystring: HistoryQuery, response: { 200: HistorySchema, ...oneOrderErrors },
     }),
-  }, async (request) => {
+  }, async (request, reply) => {
     const { access, account } = readerOf(request)
     const orderId = request.params.order_id
-    const events = await store.readStream(streamNameFor(account, orderId))
+    const stream = streamNameFor(account, orderId)
+    const events = await store.readStream(stream)
     if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
     if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
-    return {
-      ...(access.auditor ? { account } : {}),
-      order_id: orderId,
-      events: events.map((event) => ({
-        type: event.type,
-        data: event.data,
-        event_date: typeof event.data.event_date === 'string' ? event.data.event_date : null,
-        received_at: typeof event.metadata.received_at === 'string' ? event.metadata.received_at : null,
-        revision: event.revision,
-        ...(access.auditor ? { position: event.position.commit.toString() } : {}),
-        hash: event.hash,
-        prev_hash: event.metadata.prev_hash,
-      })),
+    const leaves = new Map(readModel.tree().leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
+    const states = statesAfter(events)
+    const text = (value: unknown): string | null => typeof value === 'string' ? value : null
+    const history = events.map((event, i) => ({
+      event_id: event.id,
+      stream,
+      type: event.type,
+      data: event.data,
+      event_date: text(event.data.event_date),
+      received_at: text(event.metadata.received_at),
+      revision: event.revision,
+      ...(access.auditor ? { position: event.position.commit.toString() } : {}),
+      leaf_index: leaves.get(event.revision) ?? null,
+      key_id: text(event.metadata.key_id),
+      request_id: text(event.metadata.request_id),
+      state_after: states[i] ?? {},
+      hash: event.hash,
+      prev_hash: event.metadata.prev_hash,
+    }))
+    const chain = verifyStreamChain(events)
+    if (request.query.format === 'csv') {
+      return reply.type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="order-${account}-history.csv"`)
+        // A string is sent as it is (no JSON serializer); the route's typed reply only knows JSON.
+        .send(historyCsv(history, chain) as never)
     }
+    return { ...(access.auditor ? { account } : {}), order_id: orderId, events: history, chain }
   })
+
+  withAudit(fastify, options, readerOf)
 
   for (const image of ['pod', 'signature'] as const) {
     app.get(`/v1/orders/:order_id/${image}`, {
       attachValidation: true,
-      schema: documented(`The ${image} image of a completed order, as stored`, {
-        params: OrderParams, response: { 200: ImageBytes, ...errors },
+      schema: documented(image === 'pod' ? 'getOrderPod' : 'getOrderSignature', `The ${image} image of a completed order, as stored`, {
+        params: OrderParams, response: { 200: ImageBytes, ...oneOrderErrors },
       }),
     }, async (request, reply) => {
       const { row } = orderOf(request, request.params)
       const ref = row[image]
       if (ref === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
       const bytes = await blobs.get(ref.sha256)
-      if (bytes === null) throw new WaybillError('server_error', `${image} ${ref.sha256} is missing from the blob store`)
+      // Served only when they are what the event recorded (docs/audit.md#images): the client
+      // learns nothing of why, the log names the blob.
+      const problem = bytes === null ? 'is missing from the blob store'
+        : createHash('sha256').update(bytes).digest('hex') !== ref.sha256 ? 'does not hash to its name (changed on disk)' : null
+      if (problem !== null || bytes === null) {
+        request.log.error({ blob: ref.sha256, image, account: row.account, order_id: row.order_id }, `image blob ${ref.sha256} ${problem ?? ''}`)
+        throw new WaybillError('server_error')
+      }
       return reply.type(ref.media_type).header('cache-control', 'private, max-age=31536000, immutable').send(bytes)
     })
   }
 }
 
+/** The audit routes share the read API's access rule. */
+function withAudit(app: FastifyInstance, options: ReadApiOptions, readerOf: (request: FastifyRequest) => { access: ReadAccess; account: string }): void {
+  if (options.audit === undefined) return
+  auditRoutes(app, { ...options.audit, readModel: options.readModel, store: options.store, principalOf: options.principalOf, readerOf })
+}
+
 /** Adds the OpenAPI members (read by @fastify/swagger), keeping the schema's type for the route. */
-function documented<Schema extends FastifySchema>(summary: string, schema: Schema): Schema {
-  return { ...schema, summary, tags: ['orders'], security: [{ apiKey: [] }] }
+function documented<Schema extends FastifySchema>(operationId: string, summary: string, schema: Schema): Schema {
+  return { ...schema, operationId, summary, tags: ['orders'], security: [{ apiKey: [] }] }
 }
 
 /**

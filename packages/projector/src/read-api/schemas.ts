@@ -60,20 +60,45 @@ export const OrderListSchema = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page, with the same filters; null on the last' }),
 })
 
+export const HistoryQuery = Type.Object({
+  format: Type.Optional(Type.Enum(['json', 'csv'], { description: 'csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last' })),
+})
+
+/** One event of an order's history: an auditor's record of it. */
+const HistoryEntrySchema = Type.Object({
+  event_id: Type.String({ description: 'The event id (UUID v5, deterministic); the Waybill-Event-Id header of the answer that stored it' }),
+  stream: Type.String({ description: 'The order\'s stream, order-<account>-<order_id>' }),
+  type: Type.String(),
+  data: Type.Object({}, { additionalProperties: true }),
+  event_date: Nullable(Type.String()),
+  received_at: Nullable(Type.String()),
+  revision: Type.Integer(),
+  position: AuditOnly('Global log position of the event (decimal)'),
+  leaf_index: Type.Union([Type.Integer(), Type.Null()], { description: 'Its leaf in the audit log; null until projected' }),
+  key_id: Nullable(Type.String({ description: 'Id of the API key that sent it' })),
+  request_id: Nullable(Type.String({ description: 'X-Request-Id of the request that sent it' })),
+  state_after: Type.Object({}, { additionalProperties: true, description: 'The order\'s state after this event (the domain\'s fold)' }),
+  hash: Type.String(),
+  prev_hash: Nullable(Type.String()),
+}, { description: 'One stored event of the order' })
+
 export const HistorySchema = Type.Object({
   account: AuditOnly('The order\'s account'),
   order_id: Type.String(),
-  events: Type.Array(Type.Object({
-    type: Type.String(),
-    data: Type.Object({}, { additionalProperties: true }),
-    event_date: Nullable(Type.String()),
-    received_at: Nullable(Type.String()),
-    revision: Type.Integer(),
-    position: AuditOnly('Global log position of the event (decimal)'),
-    hash: Type.String(),
-    prev_hash: Nullable(Type.String()),
-  })),
+  events: Type.Array(HistoryEntrySchema),
+  chain: Type.Union([
+    Type.Object({ ok: Type.Literal(true) }),
+    Type.Object({ ok: Type.Literal(false), revision: Type.Integer(), reason: Type.String() }),
+  ], { description: 'The stream\'s hash chain: ok, or the first revision where it breaks' }),
 })
 
 /** An image route's answer: the bytes as stored, in their own media type (not JSON). */
 export const ImageBytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes, in the media type they were sent in' })
+
+/** The read API's schemas as the OpenAPI document names them. */
+export const READ_API_SCHEMAS = {
+  Order: OrderSchema,
+  OrderList: OrderListSchema,
+  History: HistorySchema,
+  HistoryEntry: HistoryEntrySchema,
+} as const

@@ -2,6 +2,7 @@ import type { EventStore, Position } from '@waybill/event-store'
 import { storeEventSource, type EventSource } from './event-source.js'
 import { currentGeneration, generationMarker } from '../orders/generation.js'
 import { ReadModelWriter } from '../orders/writer.js'
+import { headMaker, type AuditOptions, type HeadVerdict } from '../audit/head-maker.js'
 
 /** The few logger methods the projector uses; pino's and Fastify's loggers fit. */
 export interface ProjectorLogger {
@@ -23,6 +24,8 @@ export interface ProjectorOptions {
   /** First and longest retry delay after a failure (doubling in between). Default 100 ms and 5 s. */
   readonly retry?: { readonly minMs?: number; readonly maxMs?: number }
   readonly logger?: ProjectorLogger
+  /** Sign tree heads of the audit log as it grows (docs/audit.md#signed-tree-heads); none when absent. */
+  readonly audit?: AuditOptions
 }
 
 export type ProjectorState = 'starting' | 'running' | 'caught_up' | 'retrying' | 'stopped'
@@ -36,6 +39,8 @@ export interface ProjectorStatus {
   readonly lag: number
   readonly appliedEvents: number
   readonly lastError: string | null
+  /** The audit log: its size, the latest head's size, and why heads are not being signed, if they are not. */
+  readonly audit: { readonly treeSize: number; readonly headSize: number | null; readonly problem: string | null } | null
 }
 
 export interface Projector {
@@ -84,6 +89,10 @@ export function startProjector(options: ProjectorOptions): Projector {
   let lagCountedAt = 0
   let lastError: string | null = null
   const waiters = new Set<() => void>()
+  const makeHead = options.audit === undefined ? null : headMaker(options.audit)
+  let treeSize = 0
+  let headSize: number | null = null
+  let auditProblem: string | null = null
 
   const openCurrent = (): ReadModelWriter => {
     const seen = generationMarker(options.dataDir)
@@ -109,9 +118,28 @@ export function startProjector(options: ProjectorOptions): Projector {
     }
     applied += outcome.applied
     checkpoint = model.checkpoint()
+    if (makeHead !== null) signHeads(makeHead(model.tree, caughtUp), model.tree.size())
     await countLag(caughtUp)
     for (const notify of waiters) notify()
     return caughtUp
+  }
+
+  const signHeads = (verdict: HeadVerdict, size: number): void => {
+    treeSize = size
+    let problem: string | null = null
+    if (verdict.kind === 'signed') {
+      headSize = verdict.head.tree_size
+      log.info({ audit: { tree_size: verdict.head.tree_size, root_hash: verdict.head.root_hash } }, 'projector: signed a tree head')
+    } else if (verdict.kind === 'inconsistent') {
+      problem = `the audit tree's root at size ${verdict.head.tree_size} is ${verdict.root}, not the signed head's ${verdict.head.root_hash}: ` +
+        'the log or the read model was changed; no head is signed until `waybill audit verify` is run and the cause found'
+    } else if (verdict.kind === 'behind') {
+      problem = `the audit tree holds ${verdict.treeSize} leaves but a head was signed at ${verdict.headSize}: ` +
+        'events were cut from the log, or this read model has not reached it; no head is signed until it does'
+    }
+    // Loud, once per change: a log line every batch would bury everything else.
+    if (problem !== null && problem !== auditProblem) log.error({ audit: { problem } }, 'projector: AUDIT LOG INCONSISTENT WITH A SIGNED HEAD')
+    auditProblem = problem
   }
 
   // Behind, counting means reading up to LAG_COUNT_LIMIT events, so at most once a second;
@@ -153,6 +181,14 @@ export function startProjector(options: ProjectorOptions): Projector {
     async stop() {
       abort.abort()
       await running
+      // The last leaves get a head before the process goes, rather than waiting for the next start.
+      if (makeHead !== null && db !== null) {
+        try {
+          signHeads(makeHead(db.tree, true, true), db.tree.size())
+        } catch (error) {
+          log.error({ err: error }, 'projector: could not sign the last tree head')
+        }
+      }
       if (options.source === undefined) source.close?.()
       db?.close()
       db = null
@@ -168,6 +204,7 @@ export function startProjector(options: ProjectorOptions): Projector {
       lag: lag(),
       appliedEvents: applied,
       lastError,
+      audit: makeHead === null ? null : { treeSize, headSize, problem: auditProblem },
     }),
     waitFor(position, timeoutMs = 10_000) {
       return new Promise<void>((resolve, reject) => {

@@ -9,7 +9,7 @@ import { tempDir } from '../helpers.js'
 const at = (n: number): Position => ({ commit: BigInt(n * 100), prepare: BigInt(n * 100) })
 function orderAdded(n: number): ProjectionEvent {
   return {
-    streamName: `order-acme-${n}`, type: 'OrderAdded', revision: 0, position: at(n), metadata: { received_at: '2025-01-01T00:00:00Z' },
+    streamName: `order-acme-${n}`, id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, type: 'OrderAdded', revision: 0, position: at(n), metadata: { received_at: '2025-01-01T00:00:00Z' },
     data: { order_id: String(n), customer: 'c', location: 'l', status: 'pending', address: 'a', delivery_date: '2025-01-02T00:00:00Z', event_date: '2025-01-01T00:00:00Z' },
   }
 }

@@ -1,0 +1,267 @@
+import t from 'tap'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Sqlite from 'better-sqlite3'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { hashEvent } from '@waybill/event-store'
+import { pngDataUrl, post, serve, waybill, type Served } from './waybill.js'
+
+// One real `waybill serve` (HTTPS, its self-signed certificate), one Chromium, a few pages: sign
+// in, find an order, read its history, images and verdict; then an attacker rewrites an event in
+// the store and the console turns red. Screenshots for the README land in docs/screenshots/.
+const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
+const require = createRequire(import.meta.url)
+const AXE = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8')
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'
+
+const dir = await mkdtemp(join(tmpdir(), 'waybill-console-'))
+t.teardown(() => rm(dir, { recursive: true, force: true }))
+// The signing key outside the data dir, as in production; a head after every order event, so
+// the test need not wait for the time-based one.
+const env = { WAYBILL_DATA_DIR: join(dir, 'data'), WAYBILL_AUDIT_KEY_DIR: join(dir, 'audit-key'), WAYBILL_AUDIT_HEAD_EVERY_EVENTS: '1' }
+let served: Served
+let browser: Browser
+let context: BrowserContext
+let page: Page
+// Anything the CSP blocks, or any script error, shows up here and fails the last test.
+const problems: string[] = []
+
+async function create(...args: string[]): Promise<string> {
+  const made = await waybill(['keys', 'create', ...args], env)
+  if (made.code !== 0) throw new Error(made.stderr)
+  return made.stdout.trim()
+}
+const courier = await create('--account', 'acme', '--scopes', 'orders:add,orders:update,orders:complete,orders:cancel,orders:read', '--label', 'courier app')
+const auditor = await create('--account', '*', '--scopes', 'orders:audit', '--label', 'external audit')
+const writer = await create('--account', 'acme', '--scopes', 'orders:add')
+const revoked = await create('--account', 'acme', '--scopes', 'orders:read')
+
+t.before(async () => {
+  if ((await waybill(['keys', 'revoke', revoked], env)).code !== 0) throw new Error('could not revoke')
+  served = await serve(env)
+  const ca = await readFile(join(env.WAYBILL_DATA_DIR, 'tls', 'cert.pem'), 'utf8')
+  // Orders: D-100 goes all the way to completion with a proof of delivery and a signature.
+  const send = async (event: string, date: string, payload: Record<string, unknown>): Promise<void> => {
+    const status = await post(served.url, ca, courier, { event, event_date: date, event_payload: payload })
+    if (status !== 201 && status !== 202) throw new Error(`${event} ${String(payload['order_id'])}: ${status}`)
+  }
+  const add = (id: string, customer: string, location: string, date: string) =>
+    send('ORDER_ADD', date, { order_id: id, customer, location, status: 'pending', address: '1 Main St', delivery_date: '2026-11-24T10:00:00Z' })
+  await add('D-100', 'Jane Doe', 'Lyon', '2026-11-23T08:00:00Z')
+  await add('D-101', 'Bo Li', 'Lyon', '2026-11-23T08:05:00Z')
+  await add('D-102', 'Ann Roe', 'Porto', '2026-11-23T08:10:00Z')
+  await send('ORDER_UPDATE', '2026-11-23T09:00:00Z', { order_id: 'D-100', status: 'in_progress', address: '2 Quai Rambaud', delivery_date: '2026-11-23T15:00:00Z' })
+  await send('ORDER_COMPLETE', '2026-11-23T14:58:00Z', {
+    order_id: 'D-100', address: '2 Quai Rambaud', delivery_date: '2026-11-23T14:58:00Z', recipient: 'Jane Doe',
+    pod: pngDataUrl(160, 96, 0), signature: pngDataUrl(120, 48, 1),
+  })
+  await send('ORDER_CANCELED', '2026-11-23T09:30:00Z', { order_id: 'D-101', reason: 'customer moved' })
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  t.teardown(() => browser.close())
+  await openPage()
+  await mkdir(SCREENSHOTS, { recursive: true })
+})
+
+/** A fresh browser context (the server's certificate is self-signed) and one page in it. */
+async function openPage(): Promise<void> {
+  context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1200, height: 900 }, acceptDownloads: true })
+  page = await context.newPage()
+  page.on('console', (message) => { if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(message.text()) })
+  page.on('pageerror', (error) => problems.push(error.message))
+}
+t.teardown(async () => { await served.stop() })
+
+/** axe-core run in the page; the serious and critical violations (none expected). */
+async function axeViolations(on: Page): Promise<string[]> {
+  // Evaluated through DevTools, which the page's CSP does not govern (an inline <script> would be refused).
+  await on.evaluate(AXE)
+  const found = await on.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> } }).axe
+    return (await axe.run()).violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }))
+  })
+  return found.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id} (${violation.impact ?? ''}, ${violation.nodes} nodes)`)
+}
+
+async function signIn(key: string, pinnedKeyId?: string): Promise<void> {
+  await page.goto(`${served.url}/console/`)
+  await page.getByLabel('API key').fill(key)
+  if (pinnedKeyId !== undefined) await page.getByLabel('Audit log key id (optional)').fill(pinnedKeyId)
+  await page.keyboard.press('Enter')
+}
+
+async function verdictOf(on: Page): Promise<string> {
+  const box = on.locator('#verdict:not(.verdict-checking)')
+  await box.waitFor()
+  return await box.getAttribute('data-verdict') ?? ''
+}
+
+/**
+ * The verdict once the latest signed head covers every event of the order: the projector signs
+ * a moment after the events land, so the page is reloaded (a bounded number of times) until then.
+ */
+async function settledVerdict(on: Page): Promise<string> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const verdict = await verdictOf(on)
+    if (verdict !== 'pending' && !/not yet covered/.test(await on.locator('#verdict').textContent() ?? '')) return verdict
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await on.reload()
+  }
+  return verdictOf(on)
+}
+
+t.test('the console is served with its strict CSP', async (t) => {
+  const response = await page.goto(`${served.url}/console/`)
+  const csp = response?.headers()['content-security-policy'] ?? ''
+  t.match(csp, /default-src 'self'/)
+  t.match(csp, /script-src 'self'(;|$)/)
+  t.match(csp, /frame-ancestors 'none'/)
+  t.notMatch(csp, /unsafe/)
+  t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in to the Waybill console')
+  t.same(await axeViolations(page), [], 'no serious or critical axe violation on the sign-in page')
+  await page.getByLabel('API key').fill('wb_live_not-a-real-key')
+  await page.screenshot({ path: join(SCREENSHOTS, 'console-sign-in.png') })
+})
+
+t.test('a wrong key, a revoked key and a key that cannot read each get a clear page', async (t) => {
+  await signIn('wb_live_000000000000wrongwrongwrongwrongwrongwrongwrongwr')
+  await page.getByRole('heading', { name: 'This key was refused' }).waitFor()
+  t.match(await page.locator('.refused').textContent(), /invalid_api_key/)
+  t.same(await axeViolations(page), [], 'refused page')
+  await signIn(revoked)
+  await page.getByRole('heading', { name: 'This key was refused' }).waitFor()
+  t.match(await page.locator('.refused').textContent(), /revoked/)
+  await signIn(writer)
+  await page.getByRole('heading', { name: 'This key cannot read orders' }).waitFor()
+  t.match(await page.locator('.refused').textContent(), /api_key_forbidden/)
+  t.equal(await page.evaluate(() => sessionStorage.length), 0, 'a refused key is not kept')
+  await page.getByRole('button', { name: 'Try another key' }).click()
+  await page.getByLabel('API key').waitFor()
+})
+
+t.test('an auditor signs in, filters the orders, pages through them, and opens one', async (t) => {
+  await signIn(auditor)
+  await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
+  await page.locator('#results[aria-busy="false"]').waitFor()
+  t.equal(await page.locator('table.orders tbody tr').count(), 3)
+  t.notMatch(page.url(), /wb_/, 'the key is never in the URL')
+  t.match(await page.evaluate(() => Object.values(sessionStorage).join()), /wb_live_/, 'the key is held in sessionStorage')
+
+  // Keyboard only: the status filter, then Search.
+  await page.getByLabel('Status').selectOption('completed')
+  await page.getByLabel('Location').fill('Lyon')
+  await page.getByLabel('Location').press('Enter')
+  await page.waitForURL(/status=completed/)
+  await page.locator('#results[aria-busy="false"]').waitFor()
+  t.equal(await page.locator('table.orders tbody tr').count(), 1)
+  t.equal(await page.locator('table.orders tbody th a').textContent(), 'D-100')
+  t.same(await axeViolations(page), [], 'order list')
+
+  await page.goto(`${served.url}/console/#/orders`)
+  await page.locator('#results[aria-busy="false"]').waitFor()
+  await page.screenshot({ path: join(SCREENSHOTS, 'console-orders.png'), fullPage: true })
+
+  // Cursor paging, two orders a page: the API's own cursor, kept in the fragment.
+  await page.goto(`${served.url}/console/#/orders?limit=2`)
+  await page.locator('#account').fill('acme')
+  await page.getByRole('button', { name: 'Search' }).click()
+  await page.locator('#results[aria-busy="false"]').waitFor()
+  const seen = [await page.locator('table.orders tbody th').allTextContents()]
+  while (await page.getByRole('link', { name: 'Next page' }).count() > 0) {
+    await page.getByRole('link', { name: 'Next page' }).click()
+    await page.waitForURL(/cursor=/)
+    await page.locator('#results[aria-busy="false"]').waitFor()
+    seen.push(await page.locator('table.orders tbody th').allTextContents())
+    if (seen.length > 5) break
+  }
+  t.same(seen.flat(), ['D-100', 'D-101', 'D-102'], 'every order once, in order')
+
+  // Go to an order by id (an auditor names its account).
+  await page.getByLabel('Order id').fill('D-100')
+  await page.locator('#go-account').fill('acme')
+  await page.getByRole('button', { name: 'Open' }).click()
+  await page.getByRole('heading', { name: 'Order D-100', level: 1 }).waitFor()
+  t.match(page.url(), /#\/order\?id=D-100&account=acme/)
+})
+
+/** Waits for the order page's images to be decoded; their natural widths. */
+async function imageWidths(on: Page): Promise<number[]> {
+  await on.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('figure img')].every((img) => img.src !== '' && img.complete))
+  return on.locator('figure img').evaluateAll((images) => (images as HTMLImageElement[]).map((img) => img.naturalWidth))
+}
+
+t.test('the order page shows the timeline, the state after each event, the images and a green verdict', async (t) => {
+  const timeline = page.locator('ol.timeline > li')
+  await timeline.first().waitFor()
+  t.equal(await timeline.count(), 3)
+  t.match(await timeline.nth(0).locator('h3').textContent(), /Revision 0: OrderAdded/)
+  t.match(await timeline.nth(1).locator('h3').textContent(), /Revision 1: OrderUpdated/)
+  t.match(await timeline.nth(2).locator('h3').textContent(), /Revision 2: OrderCompleted/)
+  t.match(await timeline.nth(1).locator('table.changes').textContent(), /address1 Main St2 Quai Rambaud/, 'what changed, before and after')
+  t.match(await timeline.nth(2).locator('dl.meta').textContent(), /Received2026-\d\d-\d\dT[\d:.]+Z \(/, 'received time against the event date')
+  t.same(await imageWidths(page), [160, 120], 'the pod and the signature render from blob URLs')
+  t.match(await page.locator('figure img').first().getAttribute('src'), /^blob:/)
+
+  t.equal(await settledVerdict(page), 'verified')
+  t.match(await page.locator('#verdict').textContent(), /Verified in this browser: 3 event\(s\)/)
+  t.match(await page.locator('#verdict .head').textContent(), /tree size \d+, signed 20\d\d-/)
+  t.match(await timeline.nth(2).locator('.state-after').textContent(), /statuscompleted/, 'the state after the completion')
+  t.match(await timeline.nth(2).locator('dl.meta').textContent(), /Sent with key[A-Za-z0-9]{12}Request/, 'who sent it')
+  t.same(await axeViolations(page), [], 'order page')
+  await page.screenshot({ path: join(SCREENSHOTS, 'console-order-verified.png'), fullPage: true })
+
+  // Exports are made in the page.
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()])
+  const exported = JSON.parse(await readFile((await json.path()), 'utf8')) as { order_id: string; events: unknown[]; verification: string }
+  t.equal(exported.order_id, 'D-100')
+  t.equal(exported.events.length, 3)
+  t.equal(exported.verification, 'verified')
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()])
+  const lines = (await readFile(await csv.path(), 'utf8')).trimEnd().split('\r\n')
+  t.equal(lines.length, 4, 'a header and one row per event')
+  t.match(lines[0], /^revision,type,event_id,event_date,received_at,key_id/)
+  t.match(lines[3], /^2,OrderCompleted,/)
+  // The print stylesheet hides the controls.
+  await page.emulateMedia({ media: 'print' })
+  t.equal(await page.locator('.actions').isVisible(), false)
+  await page.emulateMedia({ media: 'screen' })
+})
+
+t.test('an event rewritten in the store as an attacker would (hash chain and all) turns the console red', async (t) => {
+  // The browser's idle keep-alive connections go first, so the server stops at once.
+  await context.close()
+  t.equal(await served.stop(), 0)
+  const db = new Sqlite(join(env.WAYBILL_DATA_DIR, 'events.sqlite'))
+  const row = db.prepare("SELECT stream, revision, event_id, type, data, metadata FROM events WHERE stream = 'order-acme-D-100' AND revision = 2").get() as
+    { stream: string; revision: number; event_id: string; type: string; data: string; metadata: string }
+  const data = { ...JSON.parse(row.data) as Record<string, unknown>, recipient: 'John Roe' }
+  const metadata = JSON.parse(row.metadata) as Record<string, unknown>
+  const hash = hashEvent({ streamName: row.stream, revision: row.revision, id: row.event_id, type: row.type, data, metadata })
+  t.equal(db.prepare('UPDATE events SET data = ?, hash = ? WHERE stream = ? AND revision = ?').run(JSON.stringify(data), hash, row.stream, row.revision).changes, 1)
+  db.close()
+  served = await serve(env)
+
+  // A new port is a new origin, with its own sessionStorage: sign in again. A key id pinned
+  // wrongly fails at the head; the right one (kept by the auditor from the CLI) lets the
+  // verification reach the rewritten event.
+  await openPage()
+  await signIn(auditor, '0123456789abcdef')
+  await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
+  await page.goto(`${served.url}/console/#/order?id=D-100&account=acme`)
+  t.equal(await settledVerdict(page), 'failed')
+  t.match(await page.locator('#verdict .outcome').textContent(), /not the pinned 0123456789abcdef/)
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  const publicKey = JSON.parse((await waybill(['audit', 'public-key'], env)).stdout) as { key_id: string }
+  await signIn(auditor, publicKey.key_id)
+  await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
+  await page.goto(`${served.url}/console/#/order?id=D-100&account=acme`)
+  t.equal(await settledVerdict(page), 'failed')
+  t.match(await page.locator('#verdict .outcome').textContent(), /revision 2 fails: the event differs from leaf \d+/)
+  t.equal(await page.locator('#event-2.failed').count(), 1, 'the failing event is marked in the timeline')
+  t.match(await page.locator('#event-2').textContent(), /John Roe/)
+  await page.screenshot({ path: join(SCREENSHOTS, 'console-order-failed.png'), fullPage: true })
+  t.same(problems, [], 'no script error and nothing blocked by the CSP')
+})

@@ -1,0 +1,83 @@
+import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
+import { canonicalJson } from '@waybill/domain/canonical-json'
+import type { HistoryEvent, OrderProof, PublicKey, SignedHead } from '../web/wire.js'
+import { refLeafHash, refPath, refRoot } from './rfc9162.js'
+
+/**
+ * A small signed log made as the audit contract (docs/contract.md#audit) says the server makes
+ * one, with node:crypto: leaves from the events' canonical JSON, a head signed with Ed25519.
+ */
+export interface SignedLog {
+  readonly key: PublicKey
+  readonly privateKey: KeyObject
+  /** The history the server would show for one order, and its proof against a head of `treeSize`. */
+  order(stream: string, treeSize?: number): { history: HistoryEvent[]; proof: OrderProof }
+  head(treeSize: number, timestamp?: string): SignedHead
+}
+
+function leafOf(event: HistoryEvent): Buffer {
+  return Buffer.from(canonicalJson({
+    event_id: event.event_id, stream: event.stream, revision: event.revision, type: event.type,
+    data: event.data, event_date: event.event_date, received_at: event.received_at,
+  }))
+}
+
+export function headMessage(size: number, root: string, timestamp: string): Buffer {
+  return Buffer.from(`waybill-tree-head/v1\n${size}\n${root}\n${timestamp}\n`)
+}
+
+export function signedLog(events: readonly HistoryEvent[]): SignedLog {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519')
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32)
+  const keyId = createHash('sha256').update(raw).digest('hex').slice(0, 16)
+  const leaves = events.map(leafOf)
+  const head = (treeSize: number, timestamp = '2026-11-23T09:00:00.000Z'): SignedHead => {
+    const root = refRoot(leaves.slice(0, treeSize)).toString('hex')
+    return {
+      tree_size: treeSize, root_hash: root, timestamp, key_id: keyId,
+      signature: sign(null, headMessage(treeSize, root, timestamp), privateKey).toString('base64'),
+    }
+  }
+  return {
+    key: { algorithm: 'Ed25519', public_key: raw.toString('base64'), public_key_pem: publicKey.export({ format: 'pem', type: 'spki' }).toString(), key_id: keyId },
+    privateKey,
+    head,
+    order: (stream, treeSize = events.length) => {
+      const history = events.filter((event) => event.stream === stream).map((event) => ({ ...event, leaf_index: events.indexOf(event) }))
+      return {
+        history,
+        proof: {
+          head: head(treeSize),
+          entries: history.map((event) => {
+            const index = event.leaf_index
+            return {
+              event_id: event.event_id!, revision: event.revision, leaf_index: index,
+              leaf_hash: refLeafHash(leaves[index]!).toString('hex'),
+              audit_path: index < treeSize ? refPath(index, leaves.slice(0, treeSize)).map((node) => node.toString('hex')) : null,
+            }
+          }),
+        },
+      }
+    },
+  }
+}
+
+/** Order events of two orders, interleaved in the global log as they would be. */
+export function sampleEvents(): HistoryEvent[] {
+  const event = (stream: string, revision: number, type: string, data: Record<string, unknown>, n: number): HistoryEvent => ({
+    type, data, revision, stream, hash: `h${n}`, prev_hash: revision === 0 ? null : `h${n - 1}`,
+    event_id: `00000000-0000-5000-8000-${String(n).padStart(12, '0')}`,
+    event_date: typeof data['event_date'] === 'string' ? data['event_date'] : null,
+    received_at: `2026-11-23T08:0${n}:00.000Z`, key_id: 'k1', request_id: `r${n}`,
+  })
+  return [
+    event('order-acme-A1', 0, 'OrderAdded', { order_id: 'A1', customer: 'Jane Doe', status: 'pending', event_date: '2026-11-23T08:00:00Z' }, 0),
+    event('order-acme-B2', 0, 'OrderAdded', { order_id: 'B2', customer: 'Bo', status: 'pending', event_date: '2026-11-23T08:01:00Z' }, 1),
+    event('order-acme-A1', 1, 'OrderUpdated', { order_id: 'A1', status: 'in_progress', event_date: '2026-11-23T08:02:00Z' }, 2),
+    event('order-acme-A1', 2, 'OrderCompleted', {
+      order_id: 'A1', recipient: 'Jane Doe', event_date: '2026-11-23T08:03:00Z',
+      pod: { sha256: 'ab'.repeat(32), media_type: 'image/png', bytes: 68 },
+    }, 3),
+    event('order-acme-B2', 1, 'OrderCanceled', { order_id: 'B2', reason: 'moved', event_date: '2026-11-23T08:04:00Z' }, 4),
+  ]
+}

@@ -1,0 +1,60 @@
+import type { KeyObject } from 'node:crypto'
+import { signTreeHead, toHex, type SignedTreeHead } from '@waybill/merkle'
+import type { HeadStore } from './head-store.js'
+import type { MerkleReader } from './merkle-tables.js'
+
+export interface HeadPolicy {
+  /** A head at least every this many new leaves. Default 1,000. */
+  readonly everyEvents?: number
+  /** A head at least this long after the last one, when the tree grew. Default 10 s. */
+  readonly everyMs?: number
+}
+
+export interface AuditOptions extends HeadPolicy {
+  readonly signingKey: KeyObject
+  readonly heads: HeadStore
+}
+
+/** When caught up, a head is made for a grown tree, but not more often than this. */
+const CAUGHT_UP_MIN_MS = 1000
+
+export type HeadVerdict =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'signed'; readonly head: SignedTreeHead }
+  | { readonly kind: 'behind'; readonly treeSize: number; readonly headSize: number }
+  | { readonly kind: 'inconsistent'; readonly head: SignedTreeHead; readonly root: string }
+
+/**
+ * Decides after each projector batch whether to sign a head (docs/audit.md#signed-tree-heads): every
+ * `everyEvents` new leaves, or `everyMs` after the last head, or on catching up (at most once a
+ * second), as long as the tree grew. It never signs a tree that does not extend the latest kept
+ * head: the root at that head's size must be the head's root. A tree smaller than that head (the
+ * log lost events, or a read model started again from nothing that has not reached it) is left
+ * unsigned too. `force` (a projector stopping) signs a grown tree whatever the policy says.
+ */
+export function headMaker(options: AuditOptions, now: () => Date = () => new Date()) {
+  const everyEvents = options.everyEvents ?? 1000
+  const everyMs = options.everyMs ?? 10_000
+  let lastAt = 0
+  return (tree: MerkleReader, caughtUp: boolean, force = false): HeadVerdict => {
+    const latest = options.heads.latest()
+    const size = tree.size()
+    const latestSize = latest?.tree_size ?? -1
+    if (latest !== null && size < latest.tree_size) {
+      return caughtUp ? { kind: 'behind', treeSize: size, headSize: latest.tree_size } : { kind: 'none' }
+    }
+    if (latest !== null) {
+      const root = toHex(tree.root(latest.tree_size))
+      if (root !== latest.root_hash) return { kind: 'inconsistent', head: latest, root }
+    }
+    if (size === latestSize || size === 0) return { kind: 'none' }
+    const at = now()
+    const since = at.getTime() - Math.max(lastAt, latest === null ? 0 : Date.parse(latest.timestamp))
+    const due = force || latest === null || size - latestSize >= everyEvents || since >= everyMs || (caughtUp && since >= CAUGHT_UP_MIN_MS)
+    if (!due) return { kind: 'none' }
+    const head = signTreeHead(options.signingKey, size, toHex(tree.root(size)), at)
+    options.heads.add(head)
+    lastAt = at.getTime()
+    return { kind: 'signed', head }
+  }
+}

@@ -1,0 +1,141 @@
+import type { Database, Statement } from 'better-sqlite3'
+import {
+  CompactRange, consistencyProof, frontierOf, inclusionProof, subtreeRoot, treeRoot, type Hash, type TreeHashes,
+} from '@waybill/merkle'
+
+/**
+ * Perfect subtrees are kept from this level up (16 leaves and more): one row per 16 leaves
+ * instead of one per leaf, and a subtree below it is at most 8 leaf look-ups to recompute.
+ * Measured by `pnpm bench:rebuild` (docs/audit.md#the-tree).
+ */
+const MIN_KEPT_LEVEL = 4
+
+/**
+ * The audit log's tables in the read model (docs/audit.md#the-tree): every leaf hash with the
+ * stream and revision it stands for, and the root of every perfect subtree the tree completed
+ * (from level 4, `MIN_KEPT_LEVEL`), so that any root, inclusion proof or consistency proof is O(log² n) look-ups
+ * however long the log. Created by `createSchema` with the other tables.
+ */
+export const MERKLE_TABLES = `
+CREATE TABLE IF NOT EXISTS merkle_leaves (
+  leaf_index INTEGER PRIMARY KEY,
+  hash BLOB NOT NULL,
+  stream TEXT NOT NULL,
+  revision INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS merkle_nodes (
+  level INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  hash BLOB NOT NULL,
+  PRIMARY KEY (level, idx)
+) WITHOUT ROWID;
+`
+/** The proof route finds an order's leaves by stream; a rebuild makes it at the end, with the others. */
+export const MERKLE_INDEXES = 'CREATE INDEX IF NOT EXISTS merkle_leaves_by_stream ON merkle_leaves (stream, revision);'
+
+/** One of an order's leaves. */
+export interface StreamLeaf {
+  readonly leafIndex: number
+  readonly revision: number
+  readonly hash: Hash
+}
+
+/** Reads the tree kept in a read model's file. */
+export class MerkleReader {
+  private readonly leafStatement: Statement<[number], { hash: Buffer }>
+  private readonly nodeStatement: Statement<[number, number], { hash: Buffer }>
+  private readonly sizeStatement: Statement<[], { size: number | null }>
+  readonly hashes: TreeHashes
+
+  constructor(readonly db: Database) {
+    this.leafStatement = db.prepare('SELECT hash FROM merkle_leaves WHERE leaf_index = ?')
+    this.nodeStatement = db.prepare('SELECT hash FROM merkle_nodes WHERE level = ? AND idx = ?')
+    this.sizeStatement = db.prepare('SELECT max(leaf_index) + 1 AS size FROM merkle_leaves')
+    this.hashes = {
+      leaf: (index) => {
+        const row = this.leafStatement.get(index)
+        if (row === undefined) throw new RangeError(`the audit tree has no leaf ${index}`)
+        return row.hash
+      },
+      perfect: (level, index) => level < MIN_KEPT_LEVEL ? undefined : this.nodeStatement.get(level, index)?.hash,
+    }
+  }
+
+  /** Leaves in the tree. */
+  size(): number {
+    return this.sizeStatement.get()?.size ?? 0
+  }
+
+  root(size: number): Hash {
+    return treeRoot(this.hashes, size)
+  }
+
+  inclusion(index: number, size: number): Hash[] {
+    return inclusionProof(this.hashes, index, size)
+  }
+
+  consistency(first: number, second: number): Hash[] {
+    return consistencyProof(this.hashes, first, second)
+  }
+
+  /** The leaves of one stream, in revision order. */
+  leavesOf(stream: string): StreamLeaf[] {
+    return this.db.prepare<[string], { leaf_index: number; revision: number; hash: Buffer }>(
+      'SELECT leaf_index, revision, hash FROM merkle_leaves WHERE stream = ? ORDER BY revision').all(stream)
+      .map((row) => ({ leafIndex: row.leaf_index, revision: row.revision, hash: row.hash }))
+  }
+
+  /** Leaves from `from` on, in index order, a page at a time (audit verify compares them). */
+  *leavesFrom(from: number): IterableIterator<{ leafIndex: number; stream: string; revision: number; hash: Buffer }> {
+    const page = this.db.prepare<[number], { leaf_index: number; stream: string; revision: number; hash: Buffer }>(
+      'SELECT leaf_index, stream, revision, hash FROM merkle_leaves WHERE leaf_index >= ? ORDER BY leaf_index LIMIT 10000')
+    for (let next = from; ;) {
+      const rows = page.all(next)
+      for (const row of rows) yield { leafIndex: row.leaf_index, stream: row.stream, revision: row.revision, hash: row.hash }
+      const last = rows.at(-1)
+      if (last === undefined) return
+      next = last.leaf_index + 1
+    }
+  }
+}
+
+/**
+ * Appends leaves inside the writer's transaction. The frontier is read back from the tables at
+ * the start of each batch (at most 64 look-ups), so a rolled-back batch leaves nothing stale in
+ * memory.
+ */
+export class MerkleAppender {
+  private readonly reader: MerkleReader
+  private readonly insertLeaf: Statement<[number, Buffer, string, number]>
+  private readonly insertNode: Statement<[number, number, Buffer]>
+  private range: CompactRange | null = null
+
+  constructor(db: Database) {
+    this.reader = new MerkleReader(db)
+    this.insertLeaf = db.prepare('INSERT INTO merkle_leaves (leaf_index, hash, stream, revision) VALUES (?, ?, ?, ?)')
+    this.insertNode = db.prepare('INSERT INTO merkle_nodes (level, idx, hash) VALUES (?, ?, ?)')
+  }
+
+  /** Call at the start of a batch, inside its transaction. */
+  begin(): CompactRange {
+    const size = this.reader.size()
+    const frontier = frontierOf(size).map(({ level, index }) => ({
+      level, index,
+      hash: level < MIN_KEPT_LEVEL ? subtreeRoot(this.reader.hashes, index * 2 ** level, (index + 1) * 2 ** level) : this.perfectOrThrow(level, index),
+    }))
+    this.range = new CompactRange(size, frontier)
+    return this.range
+  }
+
+  append(hash: Hash, stream: string, revision: number): void {
+    const range = this.range ?? this.begin()
+    this.insertLeaf.run(range.size, hash, stream, revision)
+    for (const node of range.append(hash)) if (node.level >= MIN_KEPT_LEVEL) this.insertNode.run(node.level, node.index, node.hash)
+  }
+
+  private perfectOrThrow(level: number, index: number): Hash {
+    const hash = this.reader.hashes.perfect?.(level, index)
+    if (hash === undefined) throw new Error(`the audit tree lacks its subtree ${level}/${index}: rebuild the read model`)
+    return hash
+  }
+}

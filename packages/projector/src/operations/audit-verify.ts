@@ -1,0 +1,152 @@
+import { createHash, type KeyObject } from 'node:crypto'
+import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
+import { verifyStreamChain, type EventStore, type Position } from '@waybill/event-store'
+import { CompactRange, toHex, verifyTreeHead, type SignedTreeHead } from '@waybill/merkle'
+import { eventLeafHash } from '../audit/leaf.js'
+import type { MerkleReader } from '../audit/merkle-tables.js'
+import type { BlobReader } from '../read-api/routes.js'
+
+/** Where a leaf stands in the log, by order: what an auditor looks up. */
+export interface LeafName {
+  readonly leafIndex: number
+  readonly stream: string
+  readonly account: string | null
+  readonly orderId: string | null
+  readonly revision: number
+}
+
+export interface AuditFinding {
+  /** `signature`: a head does not verify; `root`: the log's tree disagrees with a head; `cut`: the log is shorter than a head; `chain`, `image`. */
+  readonly kind: 'signature' | 'root' | 'cut' | 'chain' | 'image'
+  readonly message: string
+  /** The first leaf known to differ (or, for `cut`, the first missing one), when it can be named. */
+  readonly leaf?: LeafName
+}
+
+export interface AuditVerifyReport {
+  /** Order events in the log: the recomputed tree's size. */
+  readonly leaves: number
+  readonly root: string
+  readonly headsChecked: number
+  readonly streams: number
+  readonly images: number
+  readonly findings: readonly AuditFinding[]
+  readonly ok: boolean
+}
+
+export interface AuditVerifyOptions {
+  readonly store: EventStore
+  readonly blobs: BlobReader
+  /** The key every head must be signed by. */
+  readonly publicKey: KeyObject
+  /** The heads this data directory kept. */
+  readonly heads: Iterable<SignedTreeHead>
+  /** A head the auditor kept elsewhere: what catches a rewritten history and a cut-off tail. */
+  readonly keptHead?: SignedTreeHead
+  /**
+   * The read model's tree, used only to name the first leaf that differs (its leaf hashes were
+   * made when the events were first projected); the verdict itself rests on the log and the
+   * signed heads alone.
+   */
+  readonly witness?: MerkleReader | null
+  readonly onProgress?: (leaves: number) => void
+}
+
+const BATCH = 10_000
+
+/**
+ * `waybill audit verify` (docs/audit.md#audit-verify): recomputes the Merkle tree from the event
+ * log itself (not from the projector's tables), checks every head's signature and that the
+ * log's tree has that head's root at that head's size, the same for the auditor's own head,
+ * every order stream's hash chain, and every image's bytes against the sha256 its event records.
+ */
+export async function verifyAuditLog(options: AuditVerifyOptions): Promise<AuditVerifyReport> {
+  const findings: AuditFinding[] = []
+  const targets: Array<{ head: SignedTreeHead; label: string }> = []
+  for (const head of options.heads) targets.push({ head, label: `head ${head.tree_size} (${head.timestamp})` })
+  if (options.keptHead !== undefined) targets.push({ head: options.keptHead, label: `your kept head ${options.keptHead.tree_size} (${options.keptHead.timestamp})` })
+  const checkable = targets.filter(({ head, label }) => {
+    if (verifyTreeHead(head, options.publicKey)) return true
+    findings.push({ kind: 'signature', message: `${label}: the signature does not verify with the public key (the head names key ${head.key_id})` })
+    return false
+  }).sort((a, b) => a.head.tree_size - b.head.tree_size)
+
+  const range = new CompactRange()
+  const streams = new Set<string>()
+  const images = new Map<string, LeafName>()
+  const witness = options.witness?.leavesFrom(0)[Symbol.iterator]()
+  let firstDifference: LeafName | null = null
+  let next = 0
+  const checkRootsAt = (size: number): void => {
+    for (; next < checkable.length && (checkable[next] as { head: SignedTreeHead }).head.tree_size === size; next += 1) {
+      const { head, label } = checkable[next] as { head: SignedTreeHead; label: string }
+      const root = toHex(range.root())
+      if (root === head.root_hash) continue
+      findings.push({
+        kind: 'root',
+        message: `${label}: the log's tree of ${size} leaves has root ${root}, the head signed ${head.root_hash}: the log was changed` +
+          (firstDifference !== null ? `; the first leaf that differs from the signed tree is ${describe(firstDifference)}` : ''),
+        ...(firstDifference !== null ? { leaf: firstDifference } : {}),
+      })
+    }
+  }
+  checkRootsAt(0)
+  for (let after: Position | null = null; ;) {
+    const batch = await options.store.readAll({ after, maxCount: BATCH, categories: [ORDER_CATEGORY] })
+    for (const event of batch) {
+      const index = range.size
+      const hash = eventLeafHash(event)
+      range.append(hash)
+      streams.add(event.streamName)
+      const witnessed = witness?.next()
+      // A shorter witness (a projector still behind) names nothing; a different leaf does.
+      if (firstDifference === null && witnessed !== undefined && witnessed.done !== true &&
+        !witnessed.value.hash.equals(hash)) firstDifference = nameOf(index, event.streamName, event.revision)
+      for (const field of ['pod', 'signature']) {
+        const ref = event.data[field] as { sha256?: unknown } | undefined
+        if (typeof ref?.sha256 === 'string' && !images.has(ref.sha256)) images.set(ref.sha256, nameOf(index, event.streamName, event.revision))
+      }
+      checkRootsAt(range.size)
+    }
+    options.onProgress?.(range.size)
+    const last = batch.at(-1)
+    if (last === undefined || batch.length < BATCH) break
+    after = last.position
+  }
+  for (const { head, label } of checkable.slice(next)) {
+    const missing = options.witness?.leavesFrom(range.size).next()
+    const leaf = missing !== undefined && missing.done !== true ? nameOf(range.size, missing.value.stream, missing.value.revision) : undefined
+    findings.push({
+      kind: 'cut',
+      message: `${label} covers ${head.tree_size} order events, but the log holds ${range.size}: events were cut from the log` +
+        (leaf !== undefined ? `; the first missing leaf is ${describe(leaf)}` : ''),
+      ...(leaf !== undefined ? { leaf } : {}),
+    })
+  }
+
+  for (const stream of streams) {
+    const verdict = verifyStreamChain(await options.store.readStream(stream))
+    if (!verdict.ok) findings.push({ kind: 'chain', message: `stream ${stream}: the hash chain breaks at revision ${verdict.revision}: ${verdict.reason}` })
+  }
+  for (const [sha256, leaf] of images) {
+    const bytes = await options.blobs.get(sha256)
+    const problem = bytes === null ? 'is missing' : createHash('sha256').update(bytes).digest('hex') !== sha256 ? 'does not hash to what the event recorded' : null
+    if (problem !== null) findings.push({ kind: 'image', message: `image ${sha256} of ${describe(leaf)} ${problem}`, leaf })
+  }
+  return {
+    leaves: range.size, root: toHex(range.root()), headsChecked: checkable.length, streams: streams.size, images: images.size,
+    findings, ok: findings.length === 0,
+  }
+}
+
+function nameOf(leafIndex: number, stream: string, revision: number): LeafName {
+  const name = parseOrderStreamName(stream)
+  return { leafIndex, stream, account: name?.account ?? null, orderId: name?.orderId ?? null, revision }
+}
+
+/** "leaf 7: order A-1 revision 1 (account sandbox)". */
+export function describe(leaf: LeafName): string {
+  return leaf.orderId === null
+    ? `leaf ${leaf.leafIndex}: stream ${leaf.stream} revision ${leaf.revision}`
+    : `leaf ${leaf.leafIndex}: order ${leaf.orderId} revision ${leaf.revision} (account ${leaf.account ?? '?'})`
+}

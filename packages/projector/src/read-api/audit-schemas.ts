@@ -1,0 +1,51 @@
+import { Type } from 'typebox'
+
+const Hex = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description })
+
+export const TreeHeadSchema = Type.Object({
+  tree_size: Type.Integer({ minimum: 0, description: 'Leaves (order events) the head covers' }),
+  root_hash: Hex('RFC 9162 root of the first tree_size leaves, lowercase hex'),
+  timestamp: Type.String({ description: 'When it was signed: RFC 3339 UTC with milliseconds' }),
+  signature: Type.String({ description: 'Base64 of the Ed25519 signature over "waybill-tree-head/v1\\n<tree_size>\\n<root_hash>\\n<timestamp>\\n"' }),
+  key_id: Type.String({ description: 'First 16 hex of sha256 over the raw public key' }),
+}, { description: 'A signed tree head (docs/audit.md#signed-tree-heads)' })
+
+export const HeadListSchema = Type.Object({
+  heads: Type.Array(TreeHeadSchema, { description: 'Ascending tree_size' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last' }),
+})
+
+export const HeadListQuery = Type.Object({
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only heads of a larger tree_size' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+})
+
+export const PublicKeySchema = Type.Object({
+  algorithm: Type.Literal('Ed25519'),
+  public_key: Type.String({ description: 'Base64 of the raw 32-byte public key' }),
+  public_key_pem: Type.String({ description: 'The same key as SPKI PEM' }),
+  key_id: Type.String({ description: 'First 16 hex of sha256 over the raw public key' }),
+})
+
+export const ConsistencyQuery = Type.Object({
+  first: Type.Integer({ minimum: 0, description: 'The older tree size' }),
+  second: Type.Integer({ minimum: 0, description: 'The newer tree size, at most the latest signed head\'s' }),
+})
+
+export const ConsistencySchema = Type.Object({
+  first: Type.Integer(),
+  second: Type.Integer(),
+  proof: Type.Array(Hex('A node of the RFC 9162 consistency proof'), { description: 'Empty when first is 0 or equals second' }),
+})
+
+export const ProofSchema = Type.Object({
+  head: Type.Union([TreeHeadSchema, Type.Null()], { description: 'The latest signed head; null until the first one is signed' }),
+  entries: Type.Array(Type.Object({
+    event_id: Type.String(),
+    revision: Type.Integer(),
+    leaf_index: Type.Union([Type.Integer(), Type.Null()], { description: 'null until the projector has added the event to the tree' }),
+    leaf_hash: Hex('SHA-256(0x00 ‖ leaf bytes), as the tree holds it (recomputed from the event when not yet in the tree)'),
+    audit_path: Type.Union([Type.Array(Hex('A sibling on the path to the root, nearest first')), Type.Null()], {
+      description: 'RFC 9162 inclusion proof against head; null when the event is past head.tree_size (not yet covered)' }),
+  })),
+})

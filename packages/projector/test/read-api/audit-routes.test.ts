@@ -1,0 +1,145 @@
+import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto'
+import { rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import Fastify from 'fastify'
+import t from 'tap'
+import { canonicalJson, WaybillError } from '@waybill/domain'
+import { openFileBlobStore } from '@waybill/event-store'
+import { isScope } from '@waybill/keys'
+import { leafHash, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
+import { HeadStore, ReadModel, readApi, startProjector } from '../../src/index.js'
+import { command, openStore, send, tempDir } from '../helpers.js'
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
+const at = (n: number): string => `2025-03-0${n}T10:00:00Z`
+
+t.test('the audit routes, the extended history and the image check, on a real store and read model', async (t) => {
+  const dir = await tempDir()
+  t.teardown(() => dir.remove())
+  const store = await openStore(dir.path)
+  t.teardown(() => store.close())
+  const blobs = await openFileBlobStore(join(dir.path, 'blobs'))
+  const readModel = new ReadModel(dir.path)
+  t.teardown(() => readModel.close())
+  const heads = HeadStore.inDataDir(dir.path)
+  t.teardown(() => heads.close())
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const logs: Array<Record<string, unknown>> = []
+  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { logs.push(JSON.parse(line) as Record<string, unknown>) } } } })
+  app.setErrorHandler(async (error, _request, reply) => {
+    const known = error instanceof WaybillError ? error : new WaybillError('server_error')
+    return reply.code(known.status).type('application/problem+json').send(JSON.stringify({ code: known.code, detail: known.detail ?? null }))
+  })
+  await app.register(readApi, {
+    readModel, store, blobs, audit: { heads, publicKey },
+    principalOf: (request) => {
+      const header = request.headers['x-test-principal']
+      if (typeof header !== 'string') return null
+      const [account = '', scopes = ''] = header.split('|')
+      return { keyId: 'TestKey12345', account, scopes: scopes.split(',').filter(isScope), test: false }
+    },
+  })
+  t.teardown(() => app.close())
+  const get = (url: string, principal: string | null = 'acme|orders:read') =>
+    app.inject({ method: 'GET', url, headers: principal === null ? {} : { 'x-test-principal': principal } })
+
+  t.equal((await get('/v1/audit/heads/latest')).statusCode, 404, 'no head before the first leaf')
+
+  const sha = createHash('sha256').update(PNG).digest('hex')
+  await blobs.put(PNG, sha)
+  for (let i = 0; i < 9; i += 1) {
+    await send(store, i % 3 === 0 ? 'globex' : 'acme', command(i % 3 === 0 ? 'globex' : 'acme', 'ORDER_ADD', {
+      order_id: `o-${i}`, customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: at(5), event_date: at(1) }))
+  }
+  await send(store, 'acme', command('acme', 'ORDER_UPDATE', { order_id: 'o-1', status: 'in_progress', address: '2 Main', delivery_date: at(6), event_date: at(2) }))
+  await send(store, 'acme', command('acme', 'ORDER_COMPLETE', {
+    order_id: 'o-1', address: '2 Main', delivery_date: at(3), recipient: 'Jane Doe', event_date: at(3), pod: { sha256: sha, media_type: 'image/png', bytes: PNG.length } }))
+  const projector = startProjector({ store, dataDir: dir.path, batchSize: 4, audit: { signingKey: privateKey, heads, everyEvents: 4 } })
+  await projector.waitFor((await store.headPosition())!)
+  await projector.stop()
+
+  t.test('public key: no key needed; raw, PEM and key id agree', async (t) => {
+    const response = await get('/v1/audit/public-key', null)
+    t.equal(response.statusCode, 200)
+    const doc = response.json<{ algorithm: string; public_key: string; public_key_pem: string; key_id: string }>()
+    t.equal(doc.algorithm, 'Ed25519')
+    t.equal(Buffer.from(doc.public_key, 'base64').length, 32)
+    t.same(createPublicKey(doc.public_key_pem).export({ format: 'der', type: 'spki' }).subarray(-32), Buffer.from(doc.public_key, 'base64'))
+    t.equal(doc.key_id, createHash('sha256').update(Buffer.from(doc.public_key, 'base64')).digest('hex').slice(0, 16))
+  })
+
+  t.test('heads: a page at a time, ascending; the latest; any key that reads, none without', async (t) => {
+    t.equal((await get('/v1/audit/heads', null)).statusCode, 401)
+    t.equal((await get('/v1/audit/heads', 'acme|orders:add')).statusCode, 403)
+    const all = (await get('/v1/audit/heads?limit=1000', '*|orders:audit')).json<{ heads: Array<{ tree_size: number }>; next_cursor: null }>()
+    t.ok(all.heads.length >= 3)
+    t.equal(all.next_cursor, null)
+    t.same(all.heads.map((h) => h.tree_size), [...all.heads.map((h) => h.tree_size)].sort((a, b) => a - b))
+    const first = (await get('/v1/audit/heads?limit=1')).json<{ heads: Array<{ tree_size: number }>; next_cursor: string }>()
+    t.same(first.heads, all.heads.slice(0, 1))
+    const second = (await get(`/v1/audit/heads?limit=1&after=${first.next_cursor}`)).json<{ heads: unknown[] }>()
+    t.same(second.heads, all.heads.slice(1, 2))
+    const latest = (await get('/v1/audit/heads/latest')).json<{ tree_size: number; root_hash: string; timestamp: string; signature: string }>()
+    t.equal(latest.tree_size, 11)
+    t.ok(verify(null, Buffer.from(`waybill-tree-head/v1\n11\n${latest.root_hash}\n${latest.timestamp}\n`), publicKey, Buffer.from(latest.signature, 'base64')))
+    t.equal((await get('/v1/audit/heads?limit=0')).statusCode, 400)
+  })
+
+  t.test('consistency: a proof between two signed sizes verifies; bounds are refused', async (t) => {
+    const list = (await get('/v1/audit/heads')).json<{ heads: Array<{ tree_size: number; root_hash: string }> }>().heads
+    const [a, b] = [list[0]!, list.at(-1)!]
+    const response = (await get(`/v1/audit/consistency?first=${a.tree_size}&second=${b.tree_size}`)).json<{ proof: string[] }>()
+    t.ok(verifyConsistency(a.tree_size, b.tree_size, Buffer.from(a.root_hash, 'hex'), Buffer.from(b.root_hash, 'hex'), response.proof.map((h) => Buffer.from(h, 'hex'))))
+    t.equal((await get('/v1/audit/consistency?first=5&second=3')).json().code, 'bad_request')
+    t.equal((await get('/v1/audit/consistency?first=1&second=12')).json().code, 'bad_request')
+    t.equal((await get('/v1/audit/consistency?first=1')).json().code, 'bad_request')
+  })
+
+  t.test('proof and history: the leaf rebuilt from each history entry is in the signed tree', async (t) => {
+    const proof = (await get('/v1/orders/o-1/proof')).json<{ head: { tree_size: number; root_hash: string }; entries: Array<{ event_id: string; revision: number; leaf_index: number; leaf_hash: string; audit_path: string[] }> }>()
+    const history = (await get('/v1/orders/o-1/events')).json<{ events: Array<Record<string, unknown>>; chain: unknown }>()
+    t.equal(proof.entries.length, 3)
+    t.same(history.chain, { ok: true })
+    for (const [i, entry] of proof.entries.entries()) {
+      const event = history.events[i]!
+      const bytes = canonicalJson({ event_id: event.event_id, stream: event.stream, revision: event.revision, type: event.type,
+        data: event.data, event_date: event.event_date, received_at: event.received_at })
+      t.equal(toHex(leafHash(Buffer.from(bytes))), entry.leaf_hash, `leaf ${i} rebuilt from the history entry`)
+      t.equal(event.leaf_index, entry.leaf_index)
+      t.equal(event.event_id, entry.event_id)
+      t.ok(verifyInclusion(Buffer.from(entry.leaf_hash, 'hex'), entry.leaf_index, proof.head.tree_size,
+        entry.audit_path.map((h) => Buffer.from(h, 'hex')), Buffer.from(proof.head.root_hash, 'hex')), `leaf ${i} is included`)
+    }
+    t.same(history.events.map((e) => (e.state_after as { status: string }).status), ['pending', 'in_progress', 'completed'])
+    t.same(history.events.map((e) => [e.key_id, e.request_id, e.stream]), Array(3).fill(['test-key', 'test', 'order-acme-o-1']))
+    t.equal((await get('/v1/orders/o-0/proof')).statusCode, 404, 'another account\'s order')
+    t.equal((await get('/v1/orders/o-0/proof?account=globex', '*|orders:audit')).json<{ entries: unknown[] }>().entries.length, 1)
+
+    const csv = await get('/v1/orders/o-1/events?format=csv')
+    t.equal(csv.statusCode, 200)
+    t.match(csv.headers['content-type'], /^text\/csv/)
+    const lines = csv.body.trimEnd().split('\r\n')
+    t.equal(lines[0], 'revision,event_id,stream,type,event_date,received_at,key_id,request_id,leaf_index,hash,prev_hash,data,state_after')
+    t.equal(lines.length, 5, 'a header, three events, the chain verdict')
+    t.match(lines[3], /^2,[0-9a-f-]{36},order-acme-o-1,OrderCompleted,2025-03-03T10:00:00Z,/)
+    t.match(lines[3], /"\{""address"":""2 Main""/, 'data as canonical JSON in one quoted cell')
+    t.equal(lines[4], 'chain: ok')
+    t.equal((await get('/v1/orders/o-1/events?format=xml')).statusCode, 400)
+  })
+
+  t.test('an image is served only when its bytes hash to what the event recorded', async (t) => {
+    t.equal((await get('/v1/orders/o-1/pod')).statusCode, 200)
+    const file = join(dir.path, 'blobs', sha.slice(0, 2), sha.slice(2))
+    await writeFile(file, 'not a png at all')
+    for (const [what, change] of [['overwritten', async () => {}], ['deleted', () => rm(file)]] as const) {
+      await change()
+      logs.length = 0
+      const response = await get('/v1/orders/o-1/pod')
+      t.equal(response.statusCode, 500, what)
+      t.same(response.json(), { code: 'server_error', detail: null }, `${what}: nothing of why to the client`)
+      const line = logs.find((entry) => entry.blob === sha)
+      t.equal(line?.level, 50, `${what}: an error in the log names the blob`)
+      t.match(line?.msg, what === 'deleted' ? /missing/ : /does not hash to its name/)
+    }
+  })
+})
