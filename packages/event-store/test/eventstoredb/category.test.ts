@@ -1,5 +1,5 @@
 import t from 'tap'
-import { categoryPrefixes, inCategories, isSystemName } from '../src/eventstoredb/category-filter.js'
+import { categoryPrefixes, inCategories, isSystemName } from '../../src/eventstoredb/category-filter.js'
 
 t.test('categories become stream-name prefixes, once each', async (t) => {
   t.same(categoryPrefixes(['order', 'key', 'order']), ['order', 'key'])

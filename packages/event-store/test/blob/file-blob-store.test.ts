@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { openFileBlobStore } from '../src/index.js'
-import { tempDir } from './store-fixture.js'
+import { openFileBlobStore } from '../../src/index.js'
+import { tempDir } from '../store-fixture.js'
 
 const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex')
 

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { openSqliteEventStore, verifyStreamChain } from '../src/index.js'
-import { tempDir } from './store-fixture.js'
+import { openSqliteEventStore, verifyStreamChain } from '../../src/index.js'
+import { tempDir } from '../store-fixture.js'
 
 const CHILD = fileURLToPath(new URL('./crash-appender.ts', import.meta.url))
 const ACKS_BEFORE_KILL = 400

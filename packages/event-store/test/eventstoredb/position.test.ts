@@ -1,5 +1,5 @@
 import t from 'tap'
-import { fromClientPosition, isAfter, toClientPosition } from '../src/eventstoredb/position.js'
+import { fromClientPosition, isAfter, toClientPosition } from '../../src/eventstoredb/position.js'
 
 t.test('positions keep both halves as bigints both ways', async (t) => {
   const port = { commit: 1_234_567_890_123n, prepare: 1_234_567_890_000n }

@@ -1,10 +1,10 @@
 /**
- * Child process of sqlite-durability.e2e.test.ts: appends without end from 16 concurrent
+ * Child process of durability.e2e.test.ts: appends without end from 16 concurrent
  * appenders and prints `<stream> <revision> <id>` for each append the store acknowledged, the
  * moment it is acknowledged. The parent SIGKILLs it mid-stream.
  */
 import { randomUUID } from 'node:crypto'
-import { openSqliteEventStore } from '../src/index.js'
+import { openSqliteEventStore } from '../../src/index.js'
 
 const [path, writer] = process.argv.slice(2) as [string, 'inline' | 'worker']
 const store = await openSqliteEventStore({ path, writer })

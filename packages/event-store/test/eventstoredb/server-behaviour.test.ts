@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { StoreUnavailableError, StreamDeletedError, WrongExpectedVersionError } from '../src/errors.js'
-import { eventStoreOn } from '../src/eventstoredb/store.js'
-import { DEFAULT_READ_ALL_MAX_COUNT } from '../src/port.js'
-import { ScriptedServer } from './esdb-scripted-server.js'
+import { StoreUnavailableError, StreamDeletedError, WrongExpectedVersionError } from '../../src/errors.js'
+import { eventStoreOn } from '../../src/eventstoredb/store.js'
+import { DEFAULT_READ_ALL_MAX_COUNT } from '../../src/port.js'
+import { ScriptedServer } from './scripted-server.js'
 
 // What a live cluster does that the shared contract does not provoke, played by the scripted
-// server in the client's own shapes and error classes (esdb-scripted-server.ts).
+// server in the client's own shapes and error classes (scripted-server.ts).
 const open = (server: ScriptedServer, readTimeoutMs = 2_000): ReturnType<typeof eventStoreOn> =>
   eventStoreOn(server.client(), { readTimeoutMs, location: 'scripted' })
 const event = (type = 'Happened'): { id: string; type: string; data: Record<string, unknown> } => ({ id: randomUUID(), type, data: { n: 1 } })

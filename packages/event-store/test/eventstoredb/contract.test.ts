@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { openEventStoreDbStore, redactConnectionString, subscribeAllWithRetry } from '../src/index.js'
-import type { RecordedEvent } from '../src/index.js'
-import { eventStoreContract } from './contract.js'
+import { openEventStoreDbStore, redactConnectionString, subscribeAllWithRetry } from '../../src/index.js'
+import type { RecordedEvent } from '../../src/index.js'
+import { eventStoreContract } from '../contract.js'
 
 // The shared contract against a real EventStoreDB, when one is named. Nothing here can run on
 // a machine without a server, and the suite says so instead of passing vacuously.

@@ -5,7 +5,7 @@ import {
   fromClientRevision,
   toClientExpectedRevision,
   toRevisionNumber,
-} from '../src/eventstoredb/revision.js'
+} from '../../src/eventstoredb/revision.js'
 
 t.test('the port\'s expected revisions become the client\'s', async (t) => {
   t.equal(toClientExpectedRevision('no_stream'), NO_STREAM)

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module'
 import t from 'tap'
-import { connectionStringProblem } from '../src/eventstoredb/connection-string.js'
-import { serverVersionProblem } from '../src/eventstoredb/server-version.js'
-import { fromClientEvent, toClientEvent } from '../src/eventstoredb/event-codec.js'
+import { connectionStringProblem } from '../../src/eventstoredb/connection-string.js'
+import { serverVersionProblem } from '../../src/eventstoredb/server-version.js'
+import { fromClientEvent, toClientEvent } from '../../src/eventstoredb/event-codec.js'
 
 // Each refusal is shown against the client's own parser first: what it would make of the string.
 const require = createRequire(import.meta.url)

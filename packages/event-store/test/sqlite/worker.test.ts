@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { type EventData, openSqliteEventStore, verifyStreamChain } from '../src/index.js'
-import { tempDir } from './store-fixture.js'
+import { type EventData, openSqliteEventStore, verifyStreamChain } from '../../src/index.js'
+import { tempDir } from '../store-fixture.js'
 import { writerCases } from './writer-cases.js'
 
 const event = (data: Record<string, unknown> = {}): EventData => ({ id: randomUUID(), type: 'Happened', data })

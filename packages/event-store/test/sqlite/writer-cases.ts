@@ -4,8 +4,8 @@ import type { Test } from 'tap'
 import {
   type EventData, openSqliteEventStore, StoreUnavailableError, summarizeBatchSizes, verifyStreamChain,
   WrongExpectedVersionError,
-} from '../src/index.js'
-import { freshStore, tempDir } from './store-fixture.js'
+} from '../../src/index.js'
+import { freshStore, tempDir } from '../store-fixture.js'
 
 const event = (data: Record<string, unknown> = {}): EventData => ({ id: randomUUID(), type: 'Happened', data })
 

@@ -5,8 +5,8 @@ import t from 'tap'
 import {
   type EventData, openSqliteEventStore, type Position, StoreUnavailableError, summarizeBatchSizes, verifyStreamChain,
   WrongExpectedVersionError,
-} from '../src/index.js'
-import { freshStore, tempDir } from './store-fixture.js'
+} from '../../src/index.js'
+import { freshStore, tempDir } from '../store-fixture.js'
 import { writerCases } from './writer-cases.js'
 
 const event = (data: Record<string, unknown> = {}): EventData => ({ id: randomUUID(), type: 'Happened', data })

@@ -1,9 +1,9 @@
 import { createServer } from 'node:net'
 import type { Server, Socket } from 'node:net'
 import t from 'tap'
-import { StoreUnavailableError } from '../src/errors.js'
-import { redactConnectionString } from '../src/eventstoredb/connect.js'
-import { openEventStoreDbStore } from '../src/eventstoredb/store.js'
+import { StoreUnavailableError } from '../../src/errors.js'
+import { redactConnectionString } from '../../src/eventstoredb/connect.js'
+import { openEventStoreDbStore } from '../../src/eventstoredb/store.js'
 
 // Starts a real TCP listener that accepts connections and never answers: the shape of a
 // firewalled or wedged cluster, which is what must not hang start-up.

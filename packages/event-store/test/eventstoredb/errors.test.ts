@@ -11,8 +11,8 @@ import {
   WrongExpectedVersionError as ClientWrongExpectedVersionError,
   convertToCommandError,
 } from '@eventstore/db-client'
-import { StoreUnavailableError, StreamDeletedError as PortStreamDeletedError, WrongExpectedVersionError } from '../src/errors.js'
-import { isStreamNotFound, mapClientError } from '../src/eventstoredb/map-error.js'
+import { StoreUnavailableError, StreamDeletedError as PortStreamDeletedError, WrongExpectedVersionError } from '../../src/errors.js'
+import { isStreamNotFound, mapClientError } from '../../src/eventstoredb/map-error.js'
 
 // What a gRPC failure from the server looks like when it reaches the client: a status code,
 // details, and trailing metadata whose `exception` names the EventStoreDB error. The client's

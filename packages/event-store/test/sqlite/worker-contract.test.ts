@@ -1,8 +1,8 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { openSqliteEventStore } from '../src/index.js'
-import { eventStoreContract } from './contract.js'
-import { tempDir } from './store-fixture.js'
+import { openSqliteEventStore } from '../../src/index.js'
+import { eventStoreContract } from '../contract.js'
+import { tempDir } from '../store-fixture.js'
 
 // The writer worker runs TypeScript under tap, so each open compiles it afresh: seconds, not ms.
 const path = join(await tempDir(t), 'events.db')

@@ -1,8 +1,8 @@
 import t from 'tap'
-import type { Position, RecordedEvent } from '../src/port.js'
-import { appendNotifier } from '../src/eventstoredb/append-notifier.js'
-import { subscribeAllWithRetry } from '../src/eventstoredb/subscribe-with-retry.js'
-import type { LiveSource, LiveSubscriptionRequest } from '../src/eventstoredb/subscribe-with-retry.js'
+import type { Position, RecordedEvent } from '../../src/port.js'
+import { appendNotifier } from '../../src/eventstoredb/append-notifier.js'
+import { subscribeAllWithRetry } from '../../src/eventstoredb/subscribe-with-retry.js'
+import type { LiveSource, LiveSubscriptionRequest } from '../../src/eventstoredb/subscribe-with-retry.js'
 
 // The retry loop is what is under test here; its source is a scripted stand-in for the
 // server's subscription (which cannot run on this machine), each attempt playing one script.

@@ -1,10 +1,10 @@
 import t from 'tap'
 import type { AllStreamRecordedEvent } from '@eventstore/db-client'
-import { hashEvent, verifyStreamChain } from '../src/hash-chain.js'
-import type { EventData } from '../src/port.js'
-import { chainEvents } from '../src/eventstoredb/chain.js'
-import { HASH_KEY, fromClientEvent, toClientEvent } from '../src/eventstoredb/event-codec.js'
-import type { ChainedEvent } from '../src/eventstoredb/event-codec.js'
+import { hashEvent, verifyStreamChain } from '../../src/hash-chain.js'
+import type { EventData } from '../../src/port.js'
+import { chainEvents } from '../../src/eventstoredb/chain.js'
+import { HASH_KEY, fromClientEvent, toClientEvent } from '../../src/eventstoredb/event-codec.js'
+import type { ChainedEvent } from '../../src/eventstoredb/event-codec.js'
 
 const STREAM = 'order-acme-42'
 const batch: EventData[] = [
