@@ -1,4 +1,4 @@
-import { canonicalJson, evolve, isOrderEventType, orderDecider, type OrderEvent, type OrderState } from '@waybill/domain'
+import { canonicalJson, evolve, isOrderEventType, orderDecider, type ImageRef, type OrderEvent, type OrderState } from '@waybill/domain'
 import type { RecordedEvent } from '@waybill/event-store'
 
 /**
@@ -9,12 +9,25 @@ import type { RecordedEvent } from '@waybill/event-store'
 export function statesAfter(events: readonly RecordedEvent[]): Array<Record<string, unknown>> {
   let state: OrderState = orderDecider.initialState()
   return events.map((event) => {
-    if (isOrderEventType(event.type)) {
-      state = evolve(state, { id: event.id, type: event.type, data: event.data } as unknown as OrderEvent & { id: string })
-    }
+    state = evolveRecorded(state, event)
     const { eventIds: _ids, ...shown } = state
     return shown
   })
+}
+
+/**
+ * The image the order's events recorded last (docs/audit.md#images), by the domain's own fold:
+ * what an image route must serve, whatever the read model's row says.
+ */
+export function recordedImage(events: readonly RecordedEvent[], image: 'pod' | 'signature'): ImageRef | null {
+  const state = events.reduce(evolveRecorded, orderDecider.initialState())
+  return state.exists ? state[image] ?? null : null
+}
+
+function evolveRecorded(state: OrderState, event: RecordedEvent): OrderState {
+  return isOrderEventType(event.type)
+    ? evolve(state, { id: event.id, type: event.type, data: event.data } as unknown as OrderEvent & { id: string })
+    : state
 }
 
 const CSV_COLUMNS = [

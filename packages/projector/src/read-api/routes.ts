@@ -6,7 +6,7 @@ import { verifyStreamChain, type EventStore } from '@waybill/event-store'
 import { requireReadAccess, type Principal, type ReadAccess } from '@waybill/keys'
 import { auditedAccount, logAuditorRead, queryOf } from './audit.js'
 import { auditRoutes, type AuditApiOptions } from './audit-routes.js'
-import { historyCsv, statesAfter } from './history.js'
+import { historyCsv, recordedImage, statesAfter } from './history.js'
 import { decodeAuditCursor, decodeCursor, encodeAuditCursor, encodeCursor, type AuditFilters } from './cursor.js'
 import { auditedOrderView, orderView } from './order-view.js'
 import type { ListFilters, ReadModel } from '../orders/reader.js'
@@ -178,8 +178,14 @@ export async function readApi(fastify: FastifyInstance, options: ReadApiOptions)
       }),
     }, async (request, reply) => {
       const { row } = orderOf(request, request.params)
-      const ref = row[image]
+      // The image is the one the order's events recorded, read from the event store: the read
+      // model's row is a projection, and a row changed on disk must not choose the bytes served.
+      const ref = recordedImage(await store.readStream(streamNameFor(row.account, row.order_id)), image)
       if (ref === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
+      if (row[image]?.sha256 !== ref.sha256) {
+        request.log.error({ blob: ref.sha256, row_blob: row[image]?.sha256 ?? null, image, account: row.account, order_id: row.order_id },
+          `the read model's ${image} differs from the one the order's events recorded; serving the recorded one (run waybill verify)`)
+      }
       const bytes = await blobs.get(ref.sha256)
       // Served only when they are what the event recorded (docs/audit.md#images): the client
       // learns nothing of why, the log names the blob.

@@ -1,6 +1,7 @@
 import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import Sqlite from 'better-sqlite3'
 import Fastify from 'fastify'
 import t from 'tap'
 import { canonicalJson, WaybillError } from '@waybill/domain'
@@ -125,6 +126,29 @@ t.test('the audit routes, the extended history and the image check, on a real st
     t.match(lines[3], /"\{""address"":""2 Main""/, 'data as canonical JSON in one quoted cell')
     t.equal(lines[4], 'chain: ok')
     t.equal((await get('/v1/orders/o-1/events?format=xml')).statusCode, 400)
+  })
+
+  t.test("the image served is the one the events recorded, whatever the read model's row names", async (t) => {
+    // Someone who can write the data dir puts an image of their own in the blob store (named by
+    // its hash, so it passes the bytes check) and points the read model's row at it.
+    const forged = Buffer.concat([PNG, Buffer.from('forged')])
+    const forgedSha = createHash('sha256').update(forged).digest('hex')
+    await blobs.put(forged, forgedSha)
+    const file = new Sqlite(readModel.path)
+    file.prepare('UPDATE orders SET pod_sha256 = ? WHERE account = ? AND order_id = ?').run(forgedSha, 'acme', 'o-1')
+    file.close()
+    t.equal(readModel.getOrder('acme', 'o-1')?.pod?.sha256, forgedSha, 'the row now names the forged blob')
+    logs.length = 0
+    const response = await get('/v1/orders/o-1/pod')
+    t.equal(response.statusCode, 200)
+    t.same(response.rawPayload, PNG, 'the recorded image is served, not the one the row names')
+    const line = logs.find((entry) => entry.row_blob === forgedSha)
+    t.equal(line?.level, 50, 'the disagreement is an error in the log')
+    t.equal(line?.blob, sha, 'naming the recorded blob')
+    t.equal((await get('/v1/orders/o-1/signature')).statusCode, 404, 'no signature was recorded: none is served')
+    const restore = new Sqlite(readModel.path)
+    restore.prepare('UPDATE orders SET pod_sha256 = ? WHERE account = ? AND order_id = ?').run(sha, 'acme', 'o-1')
+    restore.close()
   })
 
   t.test('an image is served only when its bytes hash to what the event recorded', async (t) => {
