@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import { envSchema } from 'env-schema'
 import Type, { type Static } from 'typebox'
 
@@ -140,8 +140,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     throw new ConfigError('WAYBILL_METRICS_PORT', `must differ from WAYBILL_HTTPS_PORT and WAYBILL_HTTP_PORT (${metricsPort})`)
   }
 
+  const dataDir = resolve(values.WAYBILL_DATA_DIR)
+  const keyDir = expandHome(values.WAYBILL_AUDIT_KEY_DIR)
+  // Write access to the store must not reach the key that signs its heads (docs/audit.md#the-signing-key).
+  if (keyDir === dataDir || keyDir.startsWith(`${dataDir}${sep}`)) {
+    throw new ConfigError('WAYBILL_AUDIT_KEY_DIR', `must be outside WAYBILL_DATA_DIR (${dataDir}): whoever can write the store must not also hold the key that signs its tree heads`)
+  }
+
   return {
-    dataDir: resolve(values.WAYBILL_DATA_DIR),
+    dataDir,
     httpsPort,
     httpPort,
     host: values.WAYBILL_HOST,
@@ -161,7 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
     },
     sandbox: values.WAYBILL_SANDBOX === 'on',
     audit: {
-      keyDir: expandHome(values.WAYBILL_AUDIT_KEY_DIR),
+      keyDir,
       headEveryEvents: values.WAYBILL_AUDIT_HEAD_EVERY_EVENTS,
       headEveryMs: values.WAYBILL_AUDIT_HEAD_EVERY_MS,
     },

@@ -1,6 +1,6 @@
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { spawn } from 'node:child_process'
-import { createHash } from 'node:crypto'
+import { createHash, generateKeyPairSync } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
@@ -158,6 +158,26 @@ t.test('an overwritten image and a deleted image are caught by audit verify, nam
   const deleted = await waybill(dir, ['audit', 'verify', '--head', kept])
   t.equal(deleted.code, 1)
   t.match(deleted.stdout, new RegExp(`IMAGE: image ${PNG_SHA} of leaf 2: order A-1 revision 1 \\(account sandbox\\) is missing`))
+})
+
+t.test('an auditor verifies a copy with the public key they pinned, no private key needed; another key fails', async (t) => {
+  const noKey = { WAYBILL_AUDIT_KEY_DIR: join(root, 'no-private-key') }
+  const pinnedJson = join(root, 'pinned.json')
+  await writeFile(pinnedJson, (await waybill(base, ['audit', 'public-key'])).stdout)
+  const withJson = await runWaybill(['audit', 'verify', '--head', kept, '--public-key', pinnedJson], { ...env(base), ...noKey })
+  t.equal(withJson.code, 0, withJson.stdout + withJson.stderr)
+  t.match(withJson.stdout, /heads checked against key [0-9a-f]{16} \(--public-key\)/)
+  const pinnedPem = join(root, 'pinned.pem')
+  await writeFile(pinnedPem, (JSON.parse(await readFile(pinnedJson, 'utf8')) as { public_key_pem: string }).public_key_pem)
+  t.equal((await runWaybill(['audit', 'verify', '--public-key', pinnedPem], { ...env(base), ...noKey })).code, 0, 'a PEM works too')
+  const other = join(root, 'other.pem')
+  await writeFile(other, generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }))
+  const wrong = await runWaybill(['audit', 'verify', '--head', kept, '--public-key', other], { ...env(base), ...noKey })
+  t.equal(wrong.code, 1, 'heads signed by another key than the pinned one fail')
+  t.match(wrong.stdout, /audit verify: FAILED/)
+  const junk = await runWaybill(['audit', 'verify', '--public-key', kept], { ...env(base), ...noKey })
+  t.equal(junk.code, 2)
+  t.match(junk.stderr, /--public-key .*: not a public key/)
 })
 
 t.test('usage: a subcommand is needed; a head file must hold a head; no key is made by an audit', async (t) => {

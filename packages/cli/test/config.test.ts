@@ -129,6 +129,12 @@ t.test('rules between variables', async (t) => {
   refuses(t, { WAYBILL_HTTPS_PORT: '8080' }, 'WAYBILL_HTTP_PORT', /^WAYBILL_HTTP_PORT: must differ from WAYBILL_HTTPS_PORT \(both 8080\)$/)
   refuses(t, { WAYBILL_METRICS_PORT: '8443' }, 'WAYBILL_METRICS_PORT', /^WAYBILL_METRICS_PORT: must differ from WAYBILL_HTTPS_PORT and WAYBILL_HTTP_PORT \(8443\)$/)
   refuses(t, { WAYBILL_METRICS_PORT: '8080' }, 'WAYBILL_METRICS_PORT', /^WAYBILL_METRICS_PORT: must differ/)
+  for (const keyDir of ['/srv/data', '/srv/data/audit-key', '/srv/data/../data/keys']) {
+    refuses(t, { WAYBILL_DATA_DIR: '/srv/data', WAYBILL_AUDIT_KEY_DIR: keyDir }, 'WAYBILL_AUDIT_KEY_DIR',
+      /^WAYBILL_AUDIT_KEY_DIR: must be outside WAYBILL_DATA_DIR \(\/srv\/data\)/)
+  }
+  t.equal(loadConfig({ WAYBILL_DATA_DIR: '/srv/data', WAYBILL_AUDIT_KEY_DIR: '/srv/data-audit-key' }).audit.keyDir, '/srv/data-audit-key',
+    'a sibling whose name starts like the data dir is outside it')
   t.same(loadConfig({ WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0' }),
     { ...DEFAULTS, httpsPort: 0, httpPort: 0, metrics: { host: '127.0.0.1', port: 0 } }, 'port 0 (any free port) may repeat')
 })

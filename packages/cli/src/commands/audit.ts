@@ -1,6 +1,7 @@
+import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { parseTreeHead, type SignedTreeHead } from '@waybill/merkle'
+import { keyIdOf, parseTreeHead, type SignedTreeHead } from '@waybill/merkle'
 import {
   HeadStore, loadOrCreateSigningKey, publicKeyDocument, ReadModel, verifyAuditLog,
 } from '@waybill/projector'
@@ -8,7 +9,7 @@ import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 
-const HELP = `Usage: waybill audit <heads [--after N] | public-key | verify [--head FILE] [--json]>
+const HELP = `Usage: waybill audit <heads [--after N] | public-key | verify [--head FILE] [--public-key FILE] [--json]>
 
 For auditors (docs/audit.md):
   heads [--after N]   every signed tree head of this data dir (of tree_size above N), one JSON
@@ -19,6 +20,9 @@ For auditors (docs/audit.md):
                       bytes against the sha256 its event records
     --head FILE       also check a head you kept elsewhere (one head as JSON, or JSON lines:
                       the last is used); this is what catches a rewritten or cut-off history
+    --public-key FILE the key the heads must verify with, as you pinned it (PEM, or the JSON
+                      of GET /v1/audit/public-key); without it, the key in
+                      WAYBILL_AUDIT_KEY_DIR. An auditor's copy of the data dir needs no private key
     --json            the report as one JSON document
 
 Exit code 0 when all is well, 1 when anything fails (the first leaf that differs is named by
@@ -32,9 +36,11 @@ export const command: CliCommand = {
     const [sub, ...rest] = argv
     let values
     try {
-      values = parseArgs({ args: rest, options: { after: { type: 'string' }, head: { type: 'string' }, json: { type: 'boolean' } } }).values
+      values = parseArgs({ args: rest, options: { after: { type: 'string' }, head: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } } }).values
       if (sub !== 'heads' && values.after !== undefined) throw new Error('--after goes with `heads`')
-      if (sub !== 'verify' && (values.head !== undefined || values.json !== undefined)) throw new Error('--head and --json go with `verify`')
+      if (sub !== 'verify' && (values.head !== undefined || values['public-key'] !== undefined || values.json !== undefined)) {
+        throw new Error('--head, --public-key and --json go with `verify`')
+      }
       if (values.after !== undefined && !/^\d+$/.test(values.after)) throw new Error('--after: expected a tree size (a whole number)')
       if (sub !== 'heads' && sub !== 'public-key' && sub !== 'verify') throw new Error(sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}"`)
     } catch (error) {
@@ -65,16 +71,25 @@ export const command: CliCommand = {
       }
       kept = parsed
     }
-    return verify(config, kept, values.json === true)
+    let pinned: KeyObject | undefined
+    if (values['public-key'] !== undefined) {
+      const parsed = readPublicKey(values['public-key'])
+      if (typeof parsed === 'string') {
+        process.stderr.write(`waybill audit verify: ${parsed}\n`)
+        return 2
+      }
+      pinned = parsed
+    }
+    return verify(config, kept, pinned, values.json === true)
   },
 }
 
-async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHead | undefined, json: boolean): Promise<number> {
+async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHead | undefined, pinned: KeyObject | undefined, json: boolean): Promise<number> {
   const opened = await openStore(config, { create: false })
   const heads = HeadStore.inDataDir(config.dataDir)
   const readModel = new ReadModel(config.dataDir, { migrate: false })
   try {
-    const key = loadOrCreateSigningKey(config.audit.keyDir, { create: false })
+    const publicKey = pinned ?? loadOrCreateSigningKey(config.audit.keyDir, { create: false }).publicKey
     let witness = null
     try {
       witness = readModel.tree()
@@ -82,14 +97,14 @@ async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHea
       // No read model (or an older one): the leaf that differs is then named by range only.
     }
     const report = await verifyAuditLog({
-      store: opened.store, blobs: opened.blobs, publicKey: key.publicKey, heads: heads.all(), witness,
+      store: opened.store, blobs: opened.blobs, publicKey, heads: heads.all(), witness,
       ...(kept !== undefined ? { keptHead: kept } : {}),
     })
     if (json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
     } else {
       process.stdout.write(`log: ${report.leaves} order events, root ${report.root}; ${report.streams} streams, ${report.images} images\n`)
-      process.stdout.write(`heads checked: ${report.headsChecked}${kept !== undefined ? ' (with your kept head)' : ' (no kept head given: a history re-signed with the key is not caught; see --head)'}\n`)
+      process.stdout.write(`heads checked against key ${keyIdOf(publicKey)}${pinned !== undefined ? ' (--public-key)' : ` (${config.audit.keyDir})`}: ${report.headsChecked}${kept !== undefined ? ' (with your kept head)' : ' (no kept head given: a history re-signed with the key is not caught; see --head)'}\n`)
       for (const finding of report.findings) process.stdout.write(`${finding.kind.toUpperCase()}: ${finding.message}\n`)
       process.stdout.write(report.ok ? 'audit verify: OK\n' : `audit verify: FAILED — ${report.findings.length} finding(s)\n`)
     }
@@ -120,4 +135,32 @@ function readKeptHead(path: string): SignedTreeHead | string {
     }
   }
   return `--head ${path}: not a signed tree head (one JSON object, or JSON lines whose last is one)`
+}
+
+/**
+ * The public key an auditor pinned: a PEM (SPKI), or the JSON document of GET
+ * /v1/audit/public-key (its `public_key_pem`). A string says what is wrong.
+ */
+function readPublicKey(path: string): KeyObject | string {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    return `--public-key ${path}: ${(error as Error).message}`
+  }
+  let pem = text
+  if (text.trimStart().startsWith('{')) {
+    try {
+      const document = JSON.parse(text) as { public_key_pem?: unknown }
+      pem = typeof document.public_key_pem === 'string' ? document.public_key_pem : ''
+    } catch {
+      pem = ''
+    }
+  }
+  try {
+    const key = createPublicKey(pem)
+    return key.asymmetricKeyType === 'ed25519' ? key : `--public-key ${path}: not an Ed25519 key (${String(key.asymmetricKeyType)})`
+  } catch {
+    return `--public-key ${path}: not a public key (a PEM, or the JSON of GET /v1/audit/public-key)`
+  }
 }
