@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  openEventStoreDbStore, openFileBlobStore, openSqliteEventStore, type EventStore,
-} from '@waybill/event-store'
+import { openFileBlobStore, openSqliteEventStore, type EventStore } from '@waybill/event-store'
 import type { WaybillConfig } from './config.js'
 
 export interface OpenedStore {
@@ -40,6 +38,8 @@ export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' 
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
   const blobs = await openFileBlobStore(join(config.dataDir, 'blobs'))
   if (config.store === 'eventstoredb') {
+    // Loaded only here: the client takes about 0.4 s to load, which the embedded store never needs.
+    const { openEventStoreDbStore } = await import('@waybill/event-store/eventstoredb')
     const store = await openEventStoreDbStore({ connectionString: config.eventstoreConnectionString ?? '' })
     return { store, blobs, close: () => store.close() }
   }

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse, parseAllDocuments } from 'yaml'
-import { connectionStringProblem } from '@waybill/event-store'
+import { connectionStringProblem } from '@waybill/event-store/eventstoredb'
 import { CONFIG_SCHEMA, loadConfig } from '../src/config.js'
 
 // What can be checked of deploy/ without Docker or a cluster: every file parses, every

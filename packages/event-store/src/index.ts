@@ -10,5 +10,7 @@ export { openMemoryEventStore, type MemoryEventStore, type MemoryEventStoreOptio
 export { handleCommand, type HandleCommandOptions, type CommandResult } from './command-handler.js'
 export { openFileBlobStore, type BlobStore } from './blob/file-blob-store.js'
 export { summarizeBatchSizes } from './sqlite/group-commit-stats.js'
-export * from './eventstoredb/index.js'
+// The EventStoreDB adapter is its own entry (`@waybill/event-store/eventstoredb`): its client
+// (gRPC, protobuf) takes about 0.4 s to load, which every `waybill` command and test would pay
+// for a store most of them never open.
 export * from './preflight/index.js'

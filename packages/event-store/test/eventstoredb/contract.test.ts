@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { openEventStoreDbStore, redactConnectionString, subscribeAllWithRetry } from '../../src/index.js'
+import { openEventStoreDbStore, redactConnectionString, subscribeAllWithRetry } from '../../src/eventstoredb/index.js'
 import type { RecordedEvent } from '../../src/index.js'
 import { eventStoreContract } from '../contract.js'
 
