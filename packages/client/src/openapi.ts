@@ -449,11 +449,13 @@ export interface components {
             /** @description Global log position of the latest event (decimal); auditor keys only */
             position?: string;
         };
+        /** @description A page of orders (from the read model), in order_id order, and the cursor of the next page */
         OrderList: {
             orders: components["schemas"]["Order"][];
             /** @description Pass as cursor for the next page, with the same filters; null on the last */
             next_cursor: string | null;
         };
+        /** @description The order's stored events, oldest first, each with the state after it, and the verdict on its hash chain (with ?format=csv, the same as text/csv) */
         History: {
             /** @description The order's account; auditor keys only */
             account?: string;
@@ -505,7 +507,7 @@ export interface components {
         "X-Request-Id": string;
         /** @description Seconds to wait before sending the same request again */
         "Retry-After": number;
-        /** @description The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `id` of its entry in GET /v1/orders/{order_id}/events */
+        /** @description The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `event_id` of its entry in GET /v1/orders/{order_id}/events */
         "Waybill-Event-Id": string;
     };
     pathItems: never;
@@ -521,7 +523,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The process answers: {"status":"ok"} */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -553,7 +555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -596,7 +598,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The event store answers too: {"status":"ready"} */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -628,7 +630,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -718,7 +720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -810,7 +812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -948,7 +950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1043,7 +1045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1095,7 +1097,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of orders (from the read model), in order_id order, and the cursor of the next page */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1135,7 +1137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1183,7 +1185,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The order's stored events, oldest first, each with the state after it, and the verdict on its hash chain (with ?format=csv, the same as text/csv) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1233,7 +1235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1276,7 +1278,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The Ed25519 public key that verifies the signed tree heads */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1295,8 +1297,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "4XX": {
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1305,10 +1307,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "5XX": {
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1330,7 +1364,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of signed tree heads, ascending tree_size, and the cursor of the next page */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1356,8 +1390,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "4XX": {
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1366,10 +1400,52 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "5XX": {
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1408,8 +1484,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "4XX": {
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1418,10 +1494,62 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "5XX": {
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1444,7 +1572,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The RFC 9162 consistency proof between the trees of sizes first and second */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1459,8 +1587,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "4XX": {
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1469,10 +1597,52 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "5XX": {
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1492,7 +1662,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The latest signed head and, for each event of the order, its leaf and its inclusion proof against that head */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1526,8 +1696,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "4XX": {
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1536,10 +1706,62 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) with the error code */
-            "5XX": {
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1611,7 +1833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1708,7 +1930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key */
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -5,8 +5,10 @@ import type { WireEvent } from './commands.js'
 const PNG_1X1 = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 
 /**
- * One real body per event, in the order a courier sends them for one order: the OpenAPI
- * document's examples (so "Try it out" sends something the service accepts) and the README's.
+ * One real body per event: the OpenAPI document's examples and the tests'. ORDER_ADD, ORDER_UPDATE
+ * and ORDER_COMPLETE are one order's events, accepted when sent in that order. ORDER_CANCELED
+ * cancels another order (a completed one is locked), so it is accepted only after an ORDER_ADD
+ * of that order: sent alone it answers 404 not_found. The document adds that ORDER_ADD example.
  */
 export const DELIVERY_EXAMPLES = {
   ORDER_ADD: {

@@ -13,6 +13,15 @@ const KEYED_ROUTE: readonly ErrorCode[] = ['api_key_missing', 'invalid_api_key',
 /** Why a `server_error` is a 503: the causes of docs/contract.md#temporary-failures, said once. */
 const UNAVAILABLE = 'server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After'
 
+/**
+ * Whose limit a 429 is: the catalogue's title names the key, but a route without one is limited
+ * per client address only (docs/contract.md#rate-limits).
+ */
+const RATE_LIMITED = {
+  keyed: 'rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After',
+  keyless: 'rate_limited: Too many requests from this client address; send the same request again after Retry-After',
+} as const
+
 /** The problem body's schema, described as the response of one status. */
 type ProblemResponse = typeof ProblemSchema & { readonly description: string }
 
@@ -30,6 +39,7 @@ export function problemResponses(codes: readonly ErrorCode[], options: { readonl
     const status = ERROR_CATALOGUE[code].status
     byStatus.set(status, [...(byStatus.get(status) ?? []), `${code}: ${ERROR_CATALOGUE[code].title}`])
   }
+  byStatus.set(429, [options.keyed ? RATE_LIMITED.keyed : RATE_LIMITED.keyless])
   byStatus.set(503, [UNAVAILABLE])
   const responses: Record<number, ProblemResponse> = {}
   for (const [status, lines] of [...byStatus].sort(([a], [b]) => a - b)) {

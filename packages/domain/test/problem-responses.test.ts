@@ -13,5 +13,8 @@ t.test('one response per status, listing the codes the route can answer with it'
   t.match(keyed[401]?.description, /api_key_missing: .*; invalid_api_key: /)
   t.match(keyed[409]?.description, /locked: .*; conflict: /)
   t.match(keyed[503]?.description, /server_error: a passing failure/)
+  t.match(keyed[429]?.description, /rate_limited: Too many requests for this API key or from this client address; .*Retry-After/)
+  t.match(publicRoute[429]?.description, /rate_limited: Too many requests from this client address; .*Retry-After/)
+  t.notMatch(publicRoute[429]?.description, /API key/, 'a route without a key is limited per address only')
   t.same(keyed[409]?.properties, ProblemSchema.properties, 'each is the problem body')
 })

@@ -17,6 +17,8 @@ export function openApiDescription(): string {
     '',
     'Every error is an RFC 9457 problem body (`application/problem+json`) with a `code` to branch on; `GET /errors/{code}` describes a code. A refused payload lists every wrong field in `errors`, each with a JSON pointer; `detail` names the first. Every answer carries `X-Request-Id` (a request may send its own, 1 to 128 characters of `A-Z a-z 0-9 . _ : -`).',
     '',
+    'A path asked with a method it does not take (e.g. `PUT /v1/deliveries`) answers 405 `method_not_allowed` (a problem body) with an `Allow` header listing the methods the path takes, comma-separated (RFC 9110 §15.5.6, e.g. `Allow: POST`); a path that does not exist answers 404 `not_found`. The operations of this document are the methods each path takes, so no operation lists the 405.',
+    '',
     '| code | status | title |',
     '|---|---|---|',
     ...codes,

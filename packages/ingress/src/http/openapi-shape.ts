@@ -21,7 +21,7 @@ const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const HEADERS = {
   'X-Request-Id': { description: 'The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body\'s request_id', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before sending the same request again', schema: { type: 'integer', minimum: 1 } },
-  'Waybill-Event-Id': { description: 'The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `id` of its entry in GET /v1/orders/{order_id}/events', schema: { type: 'string', format: 'uuid' } },
+  'Waybill-Event-Id': { description: 'The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `event_id` of its entry in GET /v1/orders/{order_id}/events', schema: { type: 'string', format: 'uuid' } },
 } as const
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
 
@@ -67,11 +67,38 @@ function shapeOperation(path: string, operation: Operation): void {
   }
   const content = operation.requestBody?.content
   if (content !== undefined) {
-    const examples = Object.fromEntries(Object.entries(DELIVERY_EXAMPLES).map(([event, value]) => [event, { summary: event, value }]))
+    // @fastify/swagger gives every content type one shared media object: each gets its own here,
+    // so that only the form types carry `encoding`.
     for (const [type, media] of Object.entries(content)) {
-      media.examples = examples
-      if (FORM_TYPES.includes(type)) media.encoding = { event_payload: { style: 'deepObject', explode: true } }
+      content[type] = {
+        ...media,
+        examples: deliveryExamples(),
+        ...(FORM_TYPES.includes(type) ? { encoding: { event_payload: { style: 'deepObject', explode: true } } } : {}),
+      }
     }
+  }
+}
+
+/**
+ * The delivery examples in the order "Try it out" is accepted in: one order added, updated and
+ * completed, then a second order added and canceled (the ORDER_CANCELED example's order, which
+ * no other example adds; a completed order cannot be canceled).
+ */
+function deliveryExamples(): Record<string, { summary: string; description: string; value: unknown }> {
+  const { ORDER_ADD, ORDER_UPDATE, ORDER_COMPLETE, ORDER_CANCELED } = DELIVERY_EXAMPLES
+  const first = ORDER_ADD.event_payload.order_id
+  const second = ORDER_CANCELED.event_payload.order_id
+  const addSecond = { ...ORDER_ADD, event_payload: { ...ORDER_ADD.event_payload, order_id: second } }
+  return {
+    ORDER_ADD: { summary: 'ORDER_ADD', description: `Adds order ${first} (201). Send it first: the next two examples are about this order.`, value: ORDER_ADD },
+    ORDER_UPDATE: { summary: 'ORDER_UPDATE', description: `Updates order ${first}, added by the ORDER_ADD example (202).`, value: ORDER_UPDATE },
+    ORDER_COMPLETE: { summary: 'ORDER_COMPLETE', description: `Completes order ${first}, with a proof of delivery and a signature (202); the order is then locked.`, value: ORDER_COMPLETE },
+    ORDER_ADD_TO_CANCEL: { summary: `ORDER_ADD of ${second}`, description: `Adds order ${second} (201), the one the ORDER_CANCELED example cancels.`, value: addSecond },
+    ORDER_CANCELED: {
+      summary: 'ORDER_CANCELED',
+      description: `Cancels order ${second}, added before by the "ORDER_ADD of ${second}" example (202). Sent before that order is added, it answers 404 not_found.`,
+      value: ORDER_CANCELED,
+    },
   }
 }
 

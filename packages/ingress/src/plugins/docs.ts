@@ -30,6 +30,7 @@ async function docs(app: FastifyInstance, options: DocsOptions): Promise<void> {
         { name: 'deliveries', description: 'Send delivery events' },
         { name: 'orders', description: 'Read orders, their history and images (scope orders:read)' },
         { name: 'service', description: 'Health, key check and error descriptions' },
+        { name: 'audit', description: 'The signed tree heads of the audit log, consistency proofs between them, an order\'s inclusion proofs, and the public key that verifies them (any key that reads; the public key needs none)' },
       ],
       components: {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'The API key issued to the courier (`waybill keys create`)' } },

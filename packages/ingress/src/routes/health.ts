@@ -15,10 +15,13 @@ const READY_TIMEOUT_MS = 2_000
 
 export default async function health(app: FastifyInstance, options: { readonly store: EventStore; readonly readyTimeoutMs?: number }): Promise<void> {
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS
-  const common = { tags: ['service'], response: { 200: Type.Object({ status: Type.String() }), ...problemResponses([], { keyed: false }) } }
-  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { operationId: 'getLiveness', summary: 'Liveness', ...common } },
+  const probe = (description: string) => ({
+    tags: ['service'], response: { 200: Type.Object({ status: Type.String() }, { description }), ...problemResponses([], { keyed: false }) },
+  })
+  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { operationId: 'getLiveness', summary: 'Liveness', ...probe('The process answers: {"status":"ok"}') } },
     async () => ({ status: 'ok' }))
-  app.get('/readyz', { config: { public: true, rateLimit: false }, schema: { operationId: 'getReadiness', summary: 'Readiness: the event store answers', ...common } },
+  app.get('/readyz', { config: { public: true, rateLimit: false },
+    schema: { operationId: 'getReadiness', summary: 'Readiness: the event store answers', ...probe('The event store answers too: {"status":"ready"}') } },
     async () => {
       let timer: NodeJS.Timeout | undefined
       try {

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ProblemSchema, streamNameFor, WaybillError } from '@waybill/domain'
+import { problemResponses, streamNameFor, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { requireReadAccess, type Principal, type ReadAccess } from '@waybill/keys'
 import { toHex } from '@waybill/merkle'
@@ -35,7 +35,6 @@ interface Dependencies extends AuditApiOptions {
   readonly readerOf: (request: FastifyRequest) => { access: ReadAccess; account: string }
 }
 
-const errors = { '4xx': ProblemSchema, '5xx': ProblemSchema }
 const keyed = { tags: ['audit'], security: [{ apiKey: [] }] }
 
 /**
@@ -57,13 +56,13 @@ export function auditRoutes(fastify: FastifyInstance, deps: Dependencies): void 
   app.get('/v1/audit/public-key', {
     config: { public: true },
     schema: { summary: 'The Ed25519 public key that verifies the signed tree heads', operationId: 'getAuditPublicKey',
-      tags: ['audit'], security: [], response: { 200: PublicKeySchema, ...errors } },
+      tags: ['audit'], security: [], response: { 200: PublicKeySchema, ...problemResponses([], { keyed: false }) } },
   }, async () => publicKeyDocument(deps.publicKey))
 
   app.get('/v1/audit/heads', {
     attachValidation: true,
     schema: { summary: 'Signed tree heads, ascending, a page at a time', operationId: 'getAuditHeads', ...keyed,
-      querystring: HeadListQuery, response: { 200: HeadListSchema, ...errors } },
+      querystring: HeadListQuery, response: { 200: HeadListSchema, ...problemResponses(['bad_request'], { keyed: true }) } },
   }, async (request) => {
     anyReader(request)
     const limit = request.query.limit ?? 100
@@ -74,7 +73,7 @@ export function auditRoutes(fastify: FastifyInstance, deps: Dependencies): void 
 
   app.get('/v1/audit/heads/latest', {
     schema: { summary: 'The latest signed tree head', operationId: 'getLatestAuditHead', ...keyed,
-      response: { 200: TreeHeadSchema, ...errors } },
+      response: { 200: TreeHeadSchema, ...problemResponses(['not_found'], { keyed: true }) } },
   }, async (request) => {
     anyReader(request)
     const latest = heads.latest()
@@ -85,7 +84,7 @@ export function auditRoutes(fastify: FastifyInstance, deps: Dependencies): void 
   app.get('/v1/audit/consistency', {
     attachValidation: true,
     schema: { summary: 'RFC 9162 consistency proof between two tree sizes', operationId: 'getAuditConsistency', ...keyed,
-      querystring: ConsistencyQuery, response: { 200: ConsistencySchema, ...errors } },
+      querystring: ConsistencyQuery, response: { 200: ConsistencySchema, ...problemResponses(['bad_request'], { keyed: true }) } },
   }, async (request) => {
     anyReader(request)
     const { first, second } = request.query
@@ -101,7 +100,7 @@ export function auditRoutes(fastify: FastifyInstance, deps: Dependencies): void 
     attachValidation: true,
     schema: { summary: 'Each event of one order: its leaf in the audit log and its inclusion proof against the latest signed head',
       operationId: 'getOrderProof', tags: ['orders', 'audit'], security: [{ apiKey: [] }],
-      params: OrderParams, response: { 200: ProofSchema, ...errors } },
+      params: OrderParams, response: { 200: ProofSchema, ...problemResponses(['bad_request', 'not_found'], { keyed: true }) } },
   }, async (request) => {
     const { access, account } = deps.readerOf(request)
     const orderId = request.params.order_id

@@ -13,7 +13,7 @@ export const TreeHeadSchema = Type.Object({
 export const HeadListSchema = Type.Object({
   heads: Type.Array(TreeHeadSchema, { description: 'Ascending tree_size' }),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last' }),
-})
+}, { description: 'A page of signed tree heads, ascending tree_size, and the cursor of the next page' })
 
 export const HeadListQuery = Type.Object({
   after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only heads of a larger tree_size' })),
@@ -25,7 +25,7 @@ export const PublicKeySchema = Type.Object({
   public_key: Type.String({ description: 'Base64 of the raw 32-byte public key' }),
   public_key_pem: Type.String({ description: 'The same key as SPKI PEM' }),
   key_id: Type.String({ description: 'First 16 hex of sha256 over the raw public key' }),
-})
+}, { description: 'The Ed25519 public key that verifies the signed tree heads' })
 
 export const ConsistencyQuery = Type.Object({
   first: Type.Integer({ minimum: 0, description: 'The older tree size' }),
@@ -36,7 +36,7 @@ export const ConsistencySchema = Type.Object({
   first: Type.Integer(),
   second: Type.Integer(),
   proof: Type.Array(Hex('A node of the RFC 9162 consistency proof'), { description: 'Empty when first is 0 or equals second' }),
-})
+}, { description: 'The RFC 9162 consistency proof between the trees of sizes first and second' })
 
 export const ProofSchema = Type.Object({
   head: Type.Union([TreeHeadSchema, Type.Null()], { description: 'The latest signed head; null until the first one is signed' }),
@@ -48,4 +48,4 @@ export const ProofSchema = Type.Object({
     audit_path: Type.Union([Type.Array(Hex('A sibling on the path to the root, nearest first')), Type.Null()], {
       description: 'RFC 9162 inclusion proof against head; null when the event is past head.tree_size (not yet covered)' }),
   })),
-})
+}, { description: 'The latest signed head and, for each event of the order, its leaf and its inclusion proof against that head' })

@@ -58,7 +58,7 @@ export const ListQuery = Type.Object({
 export const OrderListSchema = Type.Object({
   orders: Type.Array(OrderSchema),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page, with the same filters; null on the last' }),
-})
+}, { description: 'A page of orders (from the read model), in order_id order, and the cursor of the next page' })
 
 export const HistoryQuery = Type.Object({
   format: Type.Optional(Type.Enum(['json', 'csv'], { description: 'csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last' })),
@@ -90,7 +90,7 @@ export const HistorySchema = Type.Object({
     Type.Object({ ok: Type.Literal(true) }),
     Type.Object({ ok: Type.Literal(false), revision: Type.Integer(), reason: Type.String() }),
   ], { description: 'The stream\'s hash chain: ok, or the first revision where it breaks' }),
-})
+}, { description: 'The order\'s stored events, oldest first, each with the state after it, and the verdict on its hash chain (with ?format=csv, the same as text/csv)' })
 
 /** An image route's answer: the bytes as stored, in their own media type (not JSON). */
 export const ImageBytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes, in the media type they were sent in' })
