@@ -17,6 +17,12 @@ export interface OpenStoreOptions {
    * "verifies" fine. Default true (serve, projector, keys create).
    */
   readonly create?: boolean
+  /**
+   * The SQLite writer: 'worker' (default) for the servers, where the main thread answers
+   * requests while a thread of its own commits; 'inline' for a command that appends a few events
+   * and exits (`waybill keys`), which would otherwise spend about a second starting that thread.
+   */
+  readonly writer?: 'worker' | 'inline'
 }
 
 // Refused to open: there is no embedded store where the configuration points.
@@ -43,9 +49,9 @@ export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' 
     const store = await openEventStoreDbStore({ connectionString: config.eventstoreConnectionString ?? '' })
     return { store, blobs, close: () => store.close() }
   }
-  // The writer worker, not the store's inline default: in a server the main thread parses and
-  // answers requests while the worker fsyncs, and a disk stall or another process holding the
-  // lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
-  const store = await openSqliteEventStore({ path: sqlitePath, writer: 'worker' })
+  // The writer worker, not the store's inline default, unless told: in a server the main thread
+  // parses and answers requests while the worker fsyncs, and a disk stall or another process
+  // holding the lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
+  const store = await openSqliteEventStore({ path: sqlitePath, writer: options.writer ?? 'worker' })
   return { store, blobs, close: () => store.close() }
 }

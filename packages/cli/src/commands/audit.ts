@@ -85,7 +85,7 @@ export const command: CliCommand = {
 }
 
 async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHead | undefined, pinned: KeyObject | undefined, json: boolean): Promise<number> {
-  const opened = await openStore(config, { create: false })
+  const opened = await openStore(config, { create: false, writer: 'inline' })
   const heads = HeadStore.inDataDir(config.dataDir)
   const readModel = new ReadModel(config.dataDir, { migrate: false })
   try {

@@ -51,7 +51,7 @@ export const command: CliCommand = {
       // The arguments are checked before the store is opened, so a usage error creates nothing.
       const action = parseAction(sub, rest)
       const config = loadConfig()
-      const opened = await openStore(config, { create: sub === 'create' })
+      const opened = await openStore(config, { create: sub === 'create', writer: 'inline' })
       try {
         return await action(new KeyRing(opened.store), config.dataDir)
       } finally {

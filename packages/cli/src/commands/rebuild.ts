@@ -34,7 +34,7 @@ export const command: CliCommand = {
       return 2
     }
     const config = loadConfig()
-    const opened = await openStore(config, { create: false })
+    const opened = await openStore(config, { create: false, writer: 'inline' })
     // The kept signed heads: the rebuilt tree must agree with each, or the live model stays.
     const heads = HeadStore.inDataDir(config.dataDir)
     try {

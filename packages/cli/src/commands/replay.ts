@@ -35,7 +35,7 @@ export const command: CliCommand = {
       process.stderr.write(`waybill replay: ${orderId === undefined ? 'an order_id is required' : extra.length > 0 ? `unexpected argument "${extra[0]}"` : `not an account id: ${account}`}\n\n${HELP}\n`)
       return 2
     }
-    const opened = await openStore(loadConfig(), { create: false })
+    const opened = await openStore(loadConfig(), { create: false, writer: 'inline' })
     try {
       const stream = streamNameFor(account, orderId)
       const events = await opened.store.readStream(stream)

@@ -28,7 +28,7 @@ export const command: CliCommand = {
       return 2
     }
     const config = loadConfig()
-    const opened = await openStore(config, { create: false })
+    const opened = await openStore(config, { create: false, writer: 'inline' })
     // An audit changes nothing: an older read model is reported, not migrated.
     const readModel = new ReadModel(config.dataDir, { migrate: false })
     try {
