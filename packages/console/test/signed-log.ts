@@ -10,10 +10,22 @@ import { refLeafHash, refPath, refRoot } from './rfc9162.js'
 export interface SignedLog {
   readonly key: PublicKey
   readonly privateKey: KeyObject
-  /** The history the server would show for one order, and its proof against a head of `treeSize`. */
-  order(stream: string, treeSize?: number): { history: HistoryEvent[]; proof: OrderProof }
+  /**
+   * The history the server would show for one order, and its proof against a head of `treeSize`
+   * (null: no head signed yet). `projected`: how many leaves the projector has made; the events
+   * past it have no leaf index yet. `timestamp`: the head's.
+   */
+  order(stream: string, treeSize?: number | null, options?: OrderOptions): { history: HistoryEvent[]; proof: OrderProof }
   head(treeSize: number, timestamp?: string): SignedHead
 }
+
+interface OrderOptions {
+  readonly projected?: number
+  readonly timestamp?: string
+}
+
+/** The heads' default time: a minute after the sample's last event was received. */
+const HEAD_TIME = '2026-11-23T08:05:00.000Z'
 
 function leafOf(event: HistoryEvent): Buffer {
   return Buffer.from(canonicalJson({
@@ -31,7 +43,7 @@ export function signedLog(events: readonly HistoryEvent[]): SignedLog {
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32)
   const keyId = createHash('sha256').update(raw).digest('hex').slice(0, 16)
   const leaves = events.map(leafOf)
-  const head = (treeSize: number, timestamp = '2026-11-23T09:00:00.000Z'): SignedHead => {
+  const head = (treeSize: number, timestamp = HEAD_TIME): SignedHead => {
     const root = refRoot(leaves.slice(0, treeSize)).toString('hex')
     return {
       tree_size: treeSize, root_hash: root, timestamp, key_id: keyId,
@@ -42,34 +54,37 @@ export function signedLog(events: readonly HistoryEvent[]): SignedLog {
     key: { algorithm: 'Ed25519', public_key: raw.toString('base64'), public_key_pem: publicKey.export({ format: 'pem', type: 'spki' }).toString(), key_id: keyId },
     privateKey,
     head,
-    order: (stream, treeSize = events.length) => {
-      const history = events.filter((event) => event.stream === stream).map((event) => ({ ...event, leaf_index: events.indexOf(event) }))
+    order: (stream, treeSize = events.length, { projected = events.length, timestamp = HEAD_TIME } = {}) => {
+      // Each of the order's events with its place in the global log, the leaf index once projected.
+      const mine = events.flatMap((event, n) => event.stream === stream ? [{ event, n, index: n < projected ? n : null }] : [])
       return {
-        history,
+        history: mine.map(({ event, index }) => ({ ...event, leaf_index: index })),
         proof: {
-          head: head(treeSize),
-          entries: history.map((event) => {
-            const index = event.leaf_index
-            return {
-              event_id: event.event_id!, revision: event.revision, leaf_index: index,
-              leaf_hash: refLeafHash(leaves[index]!).toString('hex'),
-              audit_path: index < treeSize ? refPath(index, leaves.slice(0, treeSize)).map((node) => node.toString('hex')) : null,
-            }
-          }),
+          head: treeSize === null ? null : head(treeSize, timestamp),
+          entries: mine.map(({ event, n, index }) => ({
+            event_id: event.event_id!, revision: event.revision, leaf_index: index,
+            leaf_hash: refLeafHash(leaves[n]!).toString('hex'),
+            audit_path: index !== null && treeSize !== null && index < treeSize ? refPath(index, leaves.slice(0, treeSize)).map((node) => node.toString('hex')) : null,
+          })),
         },
       }
     },
   }
 }
 
-/** Order events of two orders, interleaved in the global log as they would be. */
-export function sampleEvents(): HistoryEvent[] {
-  const event = (stream: string, revision: number, type: string, data: Record<string, unknown>, n: number): HistoryEvent => ({
+/** One order event as the history shows it, the `n`th of the global log (its ids and times follow from `n`). */
+export function orderEvent(stream: string, revision: number, type: string, data: Record<string, unknown>, n: number): HistoryEvent {
+  return {
     type, data, revision, stream, hash: `h${n}`, prev_hash: revision === 0 ? null : `h${n - 1}`,
     event_id: `00000000-0000-5000-8000-${String(n).padStart(12, '0')}`,
     event_date: typeof data['event_date'] === 'string' ? data['event_date'] : null,
     received_at: `2026-11-23T08:0${n}:00.000Z`, key_id: 'k1', request_id: `r${n}`,
-  })
+  }
+}
+
+/** Order events of two orders, interleaved in the global log as they would be. */
+export function sampleEvents(): HistoryEvent[] {
+  const event = orderEvent
   return [
     event('order-acme-A1', 0, 'OrderAdded', { order_id: 'A1', customer: 'Jane Doe', status: 'pending', event_date: '2026-11-23T08:00:00Z' }, 0),
     event('order-acme-B2', 0, 'OrderAdded', { order_id: 'B2', customer: 'Bo', status: 'pending', event_date: '2026-11-23T08:01:00Z' }, 1),

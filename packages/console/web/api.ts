@@ -29,13 +29,23 @@ async function problemOf(response: Response): Promise<Problem> {
 
 /** A client for one key; the key goes in the header of each request and nowhere else. */
 export class Api {
-  constructor(private readonly key: string) {}
+  /**
+   * `onRefused`: what to do when the API answers 401 (the key was revoked, rotated or expired
+   * since sign-in). Sign-in leaves it out: there the refusal is the answer it shows.
+   */
+  constructor(private readonly key: string, private readonly onRefused?: (problem: Problem) => void) {}
 
   private async get(path: string, query: Readonly<Record<string, string | undefined>> = {}): Promise<Response> {
     const params = new URLSearchParams()
     for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, value)
     const search = params.size > 0 ? `?${params.toString()}` : ''
     const response = await fetch(`/${path}${search}`, { headers: { [KEY_HEADER]: this.key }, cache: 'no-store' })
+    if (response.status === 401 && this.onRefused !== undefined) {
+      this.onRefused(await problemOf(response))
+      // The handler has replaced the page with the sign-in page: the page that asked must not go
+      // on and draw its error over it, so its request never settles.
+      return new Promise<never>(() => undefined)
+    }
     if (!response.ok) throw new ApiError(await problemOf(response))
     return response
   }

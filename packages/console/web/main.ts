@@ -1,6 +1,7 @@
 import './styles.css'
 import { Api } from './api.js'
 import { h } from './dom.js'
+import { keyRefused } from './key-refused.js'
 import { clearSession, loadSession, type Session } from './session.js'
 import { orderPage } from './views/order.js'
 import { ordersPage } from './views/orders.js'
@@ -21,7 +22,11 @@ function route(): void {
   }
   const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?', 2)
   const params = new URLSearchParams(query)
-  const api = new Api(session.key)
+  // A key refused mid-session: back to sign-in, then to the page the auditor was on.
+  const api = new Api(session.key, keyRefused((notice) => {
+    renderHeader(null)
+    signInPage(route, notice)
+  }))
   if (path === '/order' && params.has('id')) void orderPage(api, session, params)
   else void ordersPage(api, session, path === '/orders' ? params : new URLSearchParams())
 }

@@ -76,15 +76,18 @@ export interface PublicKey {
   readonly key_id: string
 }
 
-interface ProofEntry {
+export interface ProofEntry {
   readonly event_id: string
   readonly revision: number
-  readonly leaf_index: number
+  /** Null until the projector has made the event's leaf. */
+  readonly leaf_index: number | null
   readonly leaf_hash: string
+  /** Null for an event past `head.tree_size` (or with no leaf yet). */
   readonly audit_path: readonly string[] | null
 }
 
 export interface OrderProof {
-  readonly head: SignedHead
+  /** The latest signed head; null before the first is signed. */
+  readonly head: SignedHead | null
   readonly entries: readonly ProofEntry[]
 }

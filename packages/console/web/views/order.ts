@@ -1,21 +1,25 @@
 import { ApiError, type Api } from '../api.js'
-import { changesBetween, lag, show as showValue } from '../changes.js'
-import { fill, h, show } from '../dom.js'
+import { show as showValue } from '../changes.js'
+import { h, show } from '../dom.js'
 import { download, historyCsv } from '../history-export.js'
 import type { Session } from '../session.js'
-import { verifyOrder, type Verdict } from '../verify/verdict.js'
-import type { History, HistoryEvent, Order } from '../wire.js'
+import { withImageFailures } from '../verify/images.js'
+import { orderStream } from '../verify/verdict.js'
+import type { History, Order } from '../wire.js'
+import { imagesSection, revokeImages } from './images.js'
 import { messageOf } from './orders.js'
-
-/** Blob URLs of the images on the page shown last; revoked when another page is shown. */
-let imageUrls: string[] = []
+import { timelineOf, UNSIGNED } from './timeline.js'
+import { fetchVerdict, renderVerdict } from './verdict-box.js'
 
 /** An order's page: state, images, the verdict, and the timeline of its events. */
 export async function orderPage(api: Api, session: Session, params: URLSearchParams): Promise<void> {
-  for (const url of imageUrls) URL.revokeObjectURL(url)
-  imageUrls = []
+  revokeImages()
   const id = params.get('id') ?? ''
   const account = session.auditor ? params.get('account') ?? undefined : undefined
+  // The order's account as this page knows it (the key's own, or the one the auditor named), never
+  // as the server's answers say: the verdict must be about the order asked for.
+  const orderAccount = session.auditor ? account : session.account
+  const expected = orderAccount === undefined ? null : { stream: orderStream(orderAccount, id), orderId: id }
   show(h('h1', {}, `Order ${id}`), h('p', { 'aria-busy': 'true' }, 'Loading…'))
   let history: History
   try {
@@ -27,63 +31,22 @@ export async function orderPage(api: Api, session: Session, params: URLSearchPar
   }
   const current = await api.order(id, account).catch(() => null)
   const verdictBox = h('section', { id: 'verdict', class: 'verdict verdict-checking', 'aria-labelledby': 'verdict-title', 'aria-live': 'polite' },
-    h('h2', { id: 'verdict-title' }, 'Verification'), h('p', {}, 'Checking the history against the signed log…'))
-  const timeline = timelineOf(history)
+    h('h2', { id: 'verdict-title' }, 'Verification'), h('p', {}, 'Checking the history and its images against the signed log…'))
+  const images = imagesSection(api, history, id, account)
   show(
     h('h1', {}, `Order ${id}`),
     account !== undefined ? h('p', { class: 'account' }, `Account ${account}`) : null,
     verdictBox,
     actions(history, () => verdictBox.dataset['verdict'] ?? null),
     current !== null ? stateSection(current) : null,
-    imagesSection(api, history, id, account),
-    timeline,
+    images.section,
+    timelineOf(history),
   )
-  const verdict = await verdictOf(api, id, account, history, session.pinnedKeyId)
-  renderVerdict(verdictBox, verdict, history, session.pinnedKeyId !== undefined)
-  if (verdict !== null && verdict.kind === 'failed' && verdict.revision !== null) {
-    document.getElementById(`event-${verdict.revision}`)?.classList.add('failed')
-  }
-}
-
-async function verdictOf(api: Api, id: string, account: string | undefined, history: History, pinnedKeyId: string | undefined): Promise<Verdict | null> {
-  try {
-    const [key, proof] = await Promise.all([api.publicKey(), api.proof(id, account)])
-    return await verifyOrder(history.events, proof, key, pinnedKeyId)
-  } catch (error) {
-    // A server without the audit log (404 on its routes) or a head not yet signed: no verdict.
-    if (error instanceof ApiError && error.problem.status === 404) return null
-    return { kind: 'failed', head: null, revision: null, reason: messageOf(error) }
-  }
-}
-
-function renderVerdict(box: HTMLElement, verdict: Verdict | null, history: History, pinned: boolean): void {
-  const title = h('h2', { id: 'verdict-title' }, 'Verification')
-  const chain = history.chain === undefined ? null
-    : h('p', { class: 'chain' }, history.chain.ok
-      ? 'The server reports the stream\'s hash chain intact (its word, not checked here).'
-      : `The server reports the stream's hash chain broken at revision ${history.chain.revision}: ${history.chain.reason}.`)
-  box.classList.remove('verdict-checking')
-  if (verdict === null) {
-    box.classList.add('verdict-none')
-    box.dataset['verdict'] = 'unavailable'
-    fill(box, [title, h('p', {}, 'No signed audit log is available for this order yet: the history below is the server\'s word.'), chain])
-    return
-  }
-  box.dataset['verdict'] = verdict.kind
-  const head = verdict.head === null ? null
-    : h('p', { class: 'head' }, `Signed tree head: tree size ${verdict.head.tree_size}, signed ${verdict.head.timestamp}, key ${verdict.head.key_id}${pinned ? ' (the key id you pinned)' : ' (not pinned: compare it with the one you know)'}, root ${verdict.head.root_hash.slice(0, 16)}…`)
-  if (verdict.kind === 'failed') {
-    box.classList.add('verdict-failed')
-    fill(box, [title, h('p', { class: 'outcome', role: 'alert' },
-      verdict.revision === null ? `Not verified: ${verdict.reason}.` : `Not verified: revision ${verdict.revision} fails: ${verdict.reason}.`), head, chain])
-  } else if (verdict.kind === 'pending') {
-    box.classList.add('verdict-pending')
-    fill(box, [title, h('p', { class: 'outcome' }, `Not yet verifiable: the latest signed head does not cover this order's ${verdict.pending} event(s) yet. Reload in a moment.`), head, chain])
-  } else {
-    box.classList.add('verdict-verified')
-    fill(box, [title, h('p', { class: 'outcome' },
-      `Verified in this browser: ${verdict.covered} event(s) are in the signed log exactly as shown` +
-      (verdict.pending > 0 ? `; ${verdict.pending} newer event(s) are not yet covered by a signed head.` : '.')), head, chain])
+  const [verdict, imageFailures] = await Promise.all([fetchVerdict(api, id, account, history, expected, session.pinnedKeyId), images.checked])
+  const final = withImageFailures(verdict, imageFailures)
+  renderVerdict(verdictBox, final, history, session.pinnedKeyId !== undefined)
+  if (final !== null && final.kind === 'failed' && final.revision !== null) {
+    document.getElementById(`event-${final.revision}`)?.classList.add('failed')
   }
 }
 
@@ -102,63 +65,7 @@ function actions(history: History, verdict: () => string | null): HTMLElement {
 function stateSection(order: Order): HTMLElement {
   const fields = ['status', 'customer', 'location', 'address', 'delivery_date', 'recipient', 'reason', 'created_at', 'updated_at', 'received_at', 'last_event', 'revision'] as const
   return h('section', { 'aria-labelledby': 'state-title' },
-    h('h2', { id: 'state-title' }, 'Current state'),
+    h('h2', { id: 'state-title' }, 'Current state ', h('small', { class: 'unsigned' }, UNSIGNED)),
+    h('p', { class: 'help' }, 'The read model\'s row for this order, as the server keeps it; the events below are what the log signs.'),
     h('dl', { class: 'state' }, fields.map((field) => [h('dt', {}, field), h('dd', {}, showValue(order[field]))])))
-}
-
-function imagesSection(api: Api, history: History, id: string, account: string | undefined): HTMLElement | null {
-  const latest = (name: string): unknown => history.events.findLast((event) => event.data[name] !== undefined)?.data[name]
-  const wanted = (['pod', 'signature'] as const).filter((name) => latest(name) !== undefined)
-  if (wanted.length === 0) return null
-  const section = h('section', { 'aria-labelledby': 'images-title' }, h('h2', { id: 'images-title' }, 'Images'))
-  for (const which of wanted) {
-    const label = which === 'pod' ? 'Proof of delivery' : 'Signature'
-    const img = h('img', { id: `image-${which}`, alt: label })
-    const caption = h('figcaption', {}, `${label}: ${showValue(latest(which))}`)
-    section.append(h('figure', {}, img, caption))
-    void api.image(id, which, account).then((blob) => {
-      const url = URL.createObjectURL(blob)
-      imageUrls.push(url)
-      img.src = url
-    }, (error: unknown) => {
-      img.replaceWith(h('p', { class: 'error', role: 'alert' }, `${label} could not be loaded: ${messageOf(error)}`))
-    })
-  }
-  return section
-}
-
-function timelineOf(history: History): HTMLElement {
-  const events = [...history.events].sort((a, b) => a.revision - b.revision)
-  return h('section', { 'aria-labelledby': 'timeline-title' },
-    h('h2', { id: 'timeline-title' }, `Timeline (${events.length} events)`),
-    h('ol', { class: 'timeline' }, events.map((event, i) => eventItem(event, events[i - 1]))))
-}
-
-function eventItem(event: HistoryEvent, previous: HistoryEvent | undefined): HTMLElement {
-  // The state after each event is the server's fold (state_after); without it, compare the data.
-  const changes = event.state_after !== undefined
-    ? changesBetween(previous?.state_after, event.state_after)
-    : changesBetween(previous?.data, event.data)
-  const meta: [string, string][] = [
-    ['Event date', event.event_date ?? '—'],
-    ['Received', `${event.received_at ?? '—'}${event.received_at !== null && event.event_date !== null ? ` (${lag(event.event_date, event.received_at)})` : ''}`],
-    ['Sent with key', event.key_id ?? 'not recorded'],
-    ['Request id', event.request_id ?? '—'],
-    ['Event id', event.event_id ?? '—'],
-    ['Leaf index', event.leaf_index == null ? '—' : String(event.leaf_index)],
-    ['Hash', event.hash],
-  ]
-  return h('li', { id: `event-${event.revision}`, class: 'event' },
-    h('article', { 'aria-labelledby': `event-${event.revision}-title` },
-      h('h3', { id: `event-${event.revision}-title` }, `Revision ${event.revision}: ${event.type}`),
-      h('dl', { class: 'meta' }, meta.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)])),
-      h('table', { class: 'changes' },
-        h('caption', {}, previous === undefined ? 'Fields set' : 'What changed'),
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'Before'), h('th', { scope: 'col' }, 'After'))),
-        h('tbody', {}, changes.map((change) => h('tr', {},
-          h('th', { scope: 'row' }, change.field), h('td', {}, showValue(change.before)), h('td', {}, showValue(change.after)))))),
-      event.state_after != null
-        ? h('div', { class: 'state-after' }, h('h4', {}, 'State after this event'),
-          h('dl', { class: 'state' }, Object.entries(event.state_after).map(([field, value]) => [h('dt', {}, field), h('dd', {}, showValue(value))])))
-        : null))
 }

@@ -2,8 +2,11 @@ import { Api, ApiError, type Problem } from '../api.js'
 import { h, show } from '../dom.js'
 import { saveSession, type Session } from '../session.js'
 
-/** The sign-in page: a key that can read, checked against the API before it is kept. */
-export function signInPage(onSignedIn: (session: Session) => void): void {
+/**
+ * The sign-in page: a key that can read, checked against the API before it is kept. `notice`: why
+ * the auditor is back here (a key refused mid-session), shown above the form.
+ */
+export function signInPage(onSignedIn: (session: Session) => void, notice?: string): void {
   const input = h('input', { id: 'api-key', name: 'api-key', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'api-key-help' })
   const pin = h('input', { id: 'pinned-key-id', name: 'pinned-key-id', type: 'text', autocomplete: 'off', spellcheck: 'false', pattern: '[0-9a-f]{16}', 'aria-describedby': 'pinned-key-id-help' })
   const status = h('p', { id: 'sign-in-status', role: 'status' })
@@ -39,6 +42,7 @@ export function signInPage(onSignedIn: (session: Session) => void): void {
     })
   })
   show(h('h1', {}, 'Sign in to the Waybill console'),
+    notice !== undefined ? h('p', { id: 'key-refused', class: 'refused', role: 'alert' }, notice) : null,
     h('p', {}, 'Read the delivery histories your key can see, and check them against the signed audit log in this browser.'),
     form)
 }

@@ -1,0 +1,47 @@
+import type { Api } from '../api.js'
+import { show as showValue } from '../changes.js'
+import { h } from '../dom.js'
+import { checkImage, recordedImages, type ImageFailure } from '../verify/images.js'
+import type { History } from '../wire.js'
+import { messageOf } from './orders.js'
+
+/** Blob URLs of the images on the page shown last; revoked when another page is shown. */
+let imageUrls: string[] = []
+
+export function revokeImages(): void {
+  for (const url of imageUrls) URL.revokeObjectURL(url)
+  imageUrls = []
+}
+
+/**
+ * The order's images, each shown only once its bytes hash to the sha256 the latest event carrying
+ * it recorded (in its signed leaf); `checked` settles with the images that did not, which fail the
+ * verdict. An image that cannot be loaded at all is an error on the page, not a failed check.
+ */
+export function imagesSection(api: Api, history: History, id: string, account: string | undefined): { section: HTMLElement | null; checked: Promise<ImageFailure[]> } {
+  const images = recordedImages(history.events)
+  if (images.length === 0) return { section: null, checked: Promise.resolve([]) }
+  const section = h('section', { 'aria-labelledby': 'images-title' }, h('h2', { id: 'images-title' }, 'Images'))
+  const checks = images.map(async (image): Promise<ImageFailure | null> => {
+    const img = h('img', { id: `image-${image.which}`, alt: image.label })
+    const recorded = history.events.find((event) => event.revision === image.revision)?.data[image.which]
+    section.append(h('figure', {}, img, h('figcaption', {}, `${image.label}: ${showValue(recorded)}`)))
+    let blob: Blob
+    try {
+      blob = await api.image(id, image.which, account)
+    } catch (error) {
+      img.replaceWith(h('p', { class: 'error', role: 'alert' }, `${image.label} could not be loaded: ${messageOf(error)}`))
+      return null
+    }
+    const failure = await checkImage(new Uint8Array(await blob.arrayBuffer()), image)
+    if (failure !== null) {
+      img.replaceWith(h('p', { class: 'error', role: 'alert' }, `${image.label} not shown: ${failure.reason}.`))
+      return failure
+    }
+    const url = URL.createObjectURL(blob)
+    imageUrls.push(url)
+    img.src = url
+    return null
+  })
+  return { section, checked: Promise.all(checks).then((results) => results.filter((failure) => failure !== null)) }
+}
