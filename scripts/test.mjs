@@ -2,7 +2,7 @@
 // Runs every package's node-tap suite, one package at a time (the e2e suites start servers and
 // child processes; two cores do not take two packages at once), streams their output, and ends
 // with one plain summary line over all packages: "Tests: N passed, N failed, N skipped".
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -11,6 +11,19 @@ const root = new URL('..', import.meta.url).pathname
 const order = ['domain', 'merkle', 'event-store', 'keys', 'ingress', 'projector', 'cli', 'console', 'bench']
 const packages = order.filter((name) => existsSync(join(root, 'packages', name, 'test')) &&
   readdirSync(join(root, 'packages', name, 'test'), { recursive: true }).some((file) => file.endsWith('.test.ts')))
+
+// The console's browser test drives Debian's Chromium (packages/console/README.md). On a fresh
+// Debian machine, as root, the README's test command installs it, as .ci/run does; elsewhere it
+// says what is missing instead of letting the browser test fail on a launch error.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+if (packages.includes('console') && !existsSync(CHROMIUM)) {
+  process.stdout.write(`${CHROMIUM} is missing: installing Debian's chromium (apt-get) for the console's browser test\n`)
+  const installed = spawnSync('sh', ['-c', 'apt-get update && apt-get install -y chromium'], { stdio: 'inherit' })
+  if (installed.status !== 0 || !existsSync(CHROMIUM)) {
+    process.stderr.write(`could not install chromium: run \`apt-get install -y chromium\` as root, or set CHROMIUM_PATH\n`)
+    process.exit(1)
+  }
+}
 
 const totals = { pass: 0, fail: 0, skip: 0, todo: 0 }
 const failedPackages = []
