@@ -1,5 +1,6 @@
 import t from 'tap'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -229,6 +230,30 @@ t.test('the order page shows the timeline, the state after each event, the image
   await page.emulateMedia({ media: 'print' })
   t.equal(await page.locator('.actions').isVisible(), false)
   await page.emulateMedia({ media: 'screen' })
+})
+
+t.test('an image the server will not serve (its file was changed) turns the verdict red', async (t) => {
+  // The signature's file in the blob store, overwritten: the server answers 500 for it, and the
+  // console cannot check what the event recorded.
+  const signature = Buffer.from(pngDataUrl(120, 48, 1).split(',')[1] ?? '', 'base64')
+  const sha = createHash('sha256').update(signature).digest('hex')
+  const file = join(env.WAYBILL_DATA_DIR, 'blobs', sha.slice(0, 2), sha.slice(2))
+  const original = await readFile(file)
+  await writeFile(file, 'not a png at all')
+  t.teardown(() => writeFile(file, original))
+  // A fresh context: the images were served cacheable, and this browser must ask the server again.
+  await context.close()
+  await openPage()
+  await signIn(auditor)
+  await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
+  await page.goto(`${served.url}/console/#/order?id=D-100&account=acme`)
+  t.equal(await settledVerdict(page), 'failed')
+  t.match(await page.locator('#verdict .outcome').textContent(), /revision 2 fails: the signature that revision 2 recorded could not be loaded/)
+  t.match(await page.locator('p.error').textContent(), /Signature could not be loaded/)
+  t.equal(await imageWidths(page).then((widths) => widths.length), 1, 'the proof of delivery is still shown, checked')
+  await writeFile(file, original)
+  await page.reload()
+  t.equal(await settledVerdict(page), 'verified', 'green again once the file is what the event recorded')
 })
 
 t.test('an event rewritten in the store as an attacker would (hash chain and all) turns the console red', async (t) => {

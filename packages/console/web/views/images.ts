@@ -16,7 +16,7 @@ export function revokeImages(): void {
 /**
  * The order's images, each shown only once its bytes hash to the sha256 the latest event carrying
  * it recorded (in its signed leaf); `checked` settles with the images that did not, which fail the
- * verdict. An image that cannot be loaded at all is an error on the page, not a failed check.
+ * verdict, as does an image that cannot be loaded at all (it cannot be checked).
  */
 export function imagesSection(api: Api, history: History, id: string, account: string | undefined): { section: HTMLElement | null; checked: Promise<ImageFailure[]> } {
   const images = recordedImages(history.events)
@@ -30,8 +30,11 @@ export function imagesSection(api: Api, history: History, id: string, account: s
     try {
       blob = await api.image(id, image.which, account)
     } catch (error) {
+      // The server serves an image only when its bytes are what the event recorded: one it cannot
+      // serve (a changed or missing file answers 500) cannot be checked here either.
+      const reason = `the ${image.label.toLowerCase()} that revision ${image.revision} recorded could not be loaded (${messageOf(error)}), so it cannot be checked`
       img.replaceWith(h('p', { class: 'error', role: 'alert' }, `${image.label} could not be loaded: ${messageOf(error)}`))
-      return null
+      return { which: image.which, revision: image.revision, reason }
     }
     const failure = await checkImage(new Uint8Array(await blob.arrayBuffer()), image)
     if (failure !== null) {
