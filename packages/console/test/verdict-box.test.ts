@@ -21,7 +21,9 @@ t.test('a missing proof or public key: no verdict, unless a key id is pinned', a
   t.match(await fetchVerdict(both, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'verified' })
   t.match(await fetchVerdict(both, 'A1', undefined, answer, null, undefined), { kind: 'failed', reason: /account/ }, 'an order the page cannot name')
   const unsigned = { publicKey: () => Promise.resolve(log.key), proof: () => Promise.resolve(log.order('order-acme-A1', null).proof) }
-  t.match(await fetchVerdict(unsigned, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'unsigned' }, 'no head yet is not a failure')
+  t.match(await fetchVerdict(unsigned, 'A1', undefined, answer, A1, undefined), { kind: 'unsigned' }, 'no head yet is not a failure')
+  t.match(await fetchVerdict(unsigned, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'failed', revision: 0, reason: /no signed head/ },
+    'with the key pinned, no head for events received days ago is')
 })
 
 t.test('the verdict says what the signature covers, and what is the server\'s word', async (t) => {

@@ -51,6 +51,13 @@ t.test('no head signed yet is its own state, neither green nor red', async (t) =
   // What needs no head is still checked.
   t.match(await verify(log, log.order('order-acme-B2', null), A1), { kind: 'failed', head: null, revision: 0, reason: /stream order-acme-B2/ })
   t.match(await verify(log, { ...unsigned, proof: withEntry(unsigned.proof, 1, { audit_path: [] }) }), { kind: 'failed', revision: 1, reason: /no signed head/ })
+  // With the log's key pinned, "no head yet" holds only while a head could still be on its way.
+  const pinned = log.key.key_id
+  const received = Date.parse('2026-11-23T08:00:00.000Z')
+  t.match(await verifyOrder(unsigned.history, unsigned.proof, log.key, A1, pinned, received + 60_000), { kind: 'unsigned' }, 'pinned, a minute after')
+  t.match(await verifyOrder(unsigned.history, unsigned.proof, log.key, A1, pinned, received + 6 * 60_000),
+    { kind: 'failed', revision: 0, reason: /no signed head, yet this order's first event was received at 2026-11-23T08:00:00.000Z/ }, 'pinned, six minutes after')
+  t.match(await verifyOrder(unsigned.history, unsigned.proof, log.key, A1, undefined, received + 6 * 60_000), { kind: 'unsigned' }, 'not pinned: no expectation of heads')
 })
 
 t.test('the server cannot pass a covered event off as not yet covered', async (t) => {

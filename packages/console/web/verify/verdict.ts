@@ -49,7 +49,7 @@ type Named = HistoryEvent & { readonly event_id: string; readonly stream: string
  * id as the auditor knows it from elsewhere, if they gave one.
  */
 export async function verifyOrder(
-  history: readonly HistoryEvent[], proof: OrderProof, key: PublicKey, expected: ExpectedOrder, pinnedKeyId?: string,
+  history: readonly HistoryEvent[], proof: OrderProof, key: PublicKey, expected: ExpectedOrder, pinnedKeyId?: string, now = Date.now(),
 ): Promise<Verdict> {
   const { head } = proof
   const fail = (problem: Problem): Verdict => ({ kind: 'failed', head, ...problem })
@@ -64,8 +64,15 @@ export async function verifyOrder(
   if (order !== null) return fail(order)
   if (head === null) {
     const proven = paired.find(([, entry]) => entry.audit_path !== null)
-    return proven === undefined ? { kind: 'unsigned', head, events: events.length }
-      : fail({ revision: proven[0].revision, reason: 'the proof gives an inclusion path but there is no signed head' })
+    if (proven !== undefined) return fail({ revision: proven[0].revision, reason: 'the proof gives an inclusion path but there is no signed head' })
+    // An auditor who pinned the log's key expects heads. A head follows the log within seconds, so
+    // "no head yet" for an order received long ago is the server keeping the order out of the check.
+    const first = named[0]?.received_at ?? null
+    const received = first === null ? Number.NaN : Date.parse(first)
+    if (pinnedKeyId !== undefined && !Number.isNaN(received) && now - received > PENDING_GRACE_MS) {
+      return fail({ revision: 0, reason: `the server gives no signed head, yet this order's first event was received at ${first ?? ''}, more than 5 minutes ago` })
+    }
+    return { kind: 'unsigned', head, events: events.length }
   }
 
   const headCheck = await verifyHead(head, key, pinnedKeyId)
