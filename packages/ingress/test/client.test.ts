@@ -135,3 +135,18 @@ t.test('/ping shows the key\'s account, id and scopes', async (t) => {
   t.same(data?.scopes, ['orders:add', 'orders:update', 'orders:complete', 'orders:cancel', 'orders:read'])
   t.equal(data?.test, false)
 })
+
+t.test('the headers the document gives an answer are on the real answer', async (t) => {
+  const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json<{
+    paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>
+  }>()
+  const documented = (path: string, method: string, status: string): string[] =>
+    Object.keys(document.paths[path]?.[method]?.responses[status]?.headers ?? {}).map((name) => name.toLowerCase()).sort()
+  const added = await client.POST('/v1/deliveries', { body: { ...DELIVERY_EXAMPLES.ORDER_ADD, event_payload: { ...DELIVERY_EXAMPLES.ORDER_ADD.event_payload, order_id: 'HEADERS-1' } } })
+  const sent = documented('/v1/deliveries', 'post', '201')
+  t.same(sent, ['waybill-event-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'])
+  for (const name of sent) t.not(added.response.headers.get(name), null, `201 carries ${name}`)
+  const probe = await app.inject({ method: 'GET', url: '/healthz' })
+  t.same(documented('/healthz', 'get', '200'), ['x-request-id'], 'a probe is not counted by the per-key limiter')
+  t.equal(probe.headers['x-ratelimit-limit'], undefined)
+})

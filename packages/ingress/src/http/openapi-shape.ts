@@ -10,6 +10,7 @@ interface Operation {
   responses?: Record<string, Response>
   requestBody?: { content?: Record<string, Record<string, unknown>> }
   security?: unknown[]
+  operationId?: string
 }
 type Paths = Record<string, Record<string, Operation | undefined> | undefined>
 interface Document {
@@ -22,7 +23,12 @@ const HEADERS = {
   'X-Request-Id': { description: 'The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body\'s request_id', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before sending the same request again', schema: { type: 'integer', minimum: 1 } },
   'Waybill-Event-Id': { description: 'The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `event_id` of its entry in GET /v1/orders/{order_id}/events', schema: { type: 'string', format: 'uuid' } },
+  'X-RateLimit-Limit': { description: 'Requests the key (or, without one, the client address) may make per window; on every answer after the key check', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'Seconds until the window starts again', schema: { type: 'integer', minimum: 0 } },
 } as const
+/** The routes the per-key limiter does not count (probes and the error catalogue): their answers carry no X-RateLimit-*. */
+const NOT_KEY_LIMITED = new Set(['getLiveness', 'getReadiness', 'describeError'])
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
 
 /**
@@ -57,6 +63,9 @@ function shapeOperation(path: string, operation: Operation): void {
       // Accepted deliveries answer an empty body; the event's id is in a header.
       delete response.content
       headers['Waybill-Event-Id'] = header('Waybill-Event-Id')
+    }
+    if (/^2/.test(status) && !NOT_KEY_LIMITED.has(operation.operationId ?? '')) {
+      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[name] = header(name)
     }
     response.headers = headers
   }
