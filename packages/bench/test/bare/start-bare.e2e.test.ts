@@ -1,23 +1,9 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { BARE_KEY, startBareServer } from '../../src/bare/start-bare.js'
-
-function post(url: string, ca: string, key: string, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/deliveries`, {
-      method: 'POST', ca, headers: { 'content-type': 'application/json', 'service-api-key': key },
-    }, (res) => {
-      let text = ''
-      res.on('data', (chunk: Buffer) => { text += chunk.toString() })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
+import { postDelivery as post } from '../post-delivery.js'
 
 const payload = { order_id: 'A1', customer: 'c', location: 'l', status: 'pending', address: '1 Main St', delivery_date: '2025-03-02T10:00:00Z' }
 const envelope = (event: string, fields: Record<string, unknown>, date = '2025-03-01T10:00:00Z'): string =>

@@ -1,26 +1,17 @@
 import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises'
-import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { startCeilingServer } from '../../src/ceiling/start-ceiling.js'
+import { postDelivery } from '../post-delivery.js'
 
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 const NOT_AN_IMAGE = `data:image/png;base64,${Buffer.from('not a png').toString('base64')}`
 
-function post(url: string, ca: string, key: string, body: unknown): Promise<{ status: number; code: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/deliveries`, {
-      method: 'POST', ca, headers: { 'content-type': 'application/json', 'service-api-key': key },
-    }, (res) => {
-      let text = ''
-      res.on('data', (chunk: Buffer) => { text += chunk.toString() })
-      // Accepted events are answered without a body; problems carry their code.
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, code: text === '' ? undefined : (JSON.parse(text) as { code?: unknown }).code }))
-    })
-    req.on('error', reject)
-    req.end(JSON.stringify(body))
-  })
+/** Accepted events are answered without a body; problems carry their code. */
+async function post(url: string, ca: string, key: string, body: unknown): Promise<{ status: number; code: unknown }> {
+  const { status, text } = await postDelivery(url, ca, key, JSON.stringify(body))
+  return { status, code: text === '' ? undefined : (JSON.parse(text) as { code?: unknown }).code }
 }
 
 t.test('the ceiling (starts a server): the service\'s answers, with nothing written but its key and certificate', async (t) => {
