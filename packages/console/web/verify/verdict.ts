@@ -34,6 +34,8 @@ export function orderStream(account: string, orderId: string): string {
  * head that the head leaves out is one the server is keeping out of the check.
  */
 const PENDING_GRACE_MS = 5 * 60 * 1000
+/** The grace in the words of a verdict. */
+const GRACE = `${PENDING_GRACE_MS / 60_000} minutes`
 
 type Problem = { readonly revision: number | null; readonly reason: string }
 type Named = HistoryEvent & { readonly event_id: string; readonly stream: string }
@@ -70,7 +72,7 @@ export async function verifyOrder(
     const first = named[0]?.received_at ?? null
     const received = first === null ? Number.NaN : Date.parse(first)
     if (pinnedKeyId !== undefined && !Number.isNaN(received) && now - received > PENDING_GRACE_MS) {
-      return fail({ revision: 0, reason: `the server gives no signed head, yet this order's first event was received at ${first ?? ''}, more than 5 minutes ago` })
+      return fail({ revision: 0, reason: `the server gives no signed head, yet this order's first event was received at ${first ?? ''}, more than ${GRACE} ago` })
     }
     return { kind: 'unsigned', head, events: events.length }
   }
@@ -90,7 +92,7 @@ export async function verifyOrder(
       const received = event.received_at === null ? Number.NaN : Date.parse(event.received_at)
       if (Number.isNaN(received)) return at('it is not covered by the head, and the history gives no received time for it')
       if (signedAt - received > PENDING_GRACE_MS) {
-        return at(`it was received at ${event.received_at ?? ''}, more than 5 minutes before the head was signed (${head.timestamp}), yet the head does not cover it`)
+        return at(`it was received at ${event.received_at ?? ''}, more than ${GRACE} before the head was signed (${head.timestamp}), yet the head does not cover it`)
       }
       firstPending ??= event
       continue
