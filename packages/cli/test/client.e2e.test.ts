@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { Agent } from 'undici'
 import { createWaybillClient, formBody } from '@waybill/client'
-import { DELIVERY_EXAMPLES } from '@waybill/domain'
+import { DELIVERY_EXAMPLES } from '@waybill/domain/wire'
 import { serve } from './waybill-process.js'
 
 /*

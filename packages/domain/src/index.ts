@@ -1,7 +1,13 @@
+/**
+ * The rules of an order and of the log, free of any schema library: the decider, events,
+ * statuses, accounts, streams, canonical JSON and event ids, limits and field rules. What every
+ * process needs, so that a process that never validates a request (the writer thread, `waybill
+ * keys`, `waybill replay`, the projector) never loads TypeBox; the wire format's schemas and
+ * validator are `@waybill/domain/wire`.
+ */
 export * from './events.js'
 export * from './statuses.js'
 export * from './accounts.js'
-export * from './problem.js'
 export * from './commands.js'
 export * from './decider.js'
 export * from './canonical-json.js'
@@ -18,10 +24,5 @@ export { isRealUtcTime, isTimestampShape } from './timestamp.js'
 export * from './image-data-url.js'
 export * from './valid-delivery.js'
 export * from './read-event-name.js'
-export * from './validate-delivery.js'
-export { IMAGE_FORMAT, TIMESTAMP_FORMAT } from './wire-formats.js'
 export * from './to-command.js'
-export * from './delivery-schema.js'
 export { codePointsOver, textRule, type FieldRule } from './field-rules.js'
-export { problemResponses } from './problem-responses.js'
-export { DELIVERY_EXAMPLES } from './delivery-examples.js'

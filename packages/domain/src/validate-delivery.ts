@@ -6,7 +6,7 @@ import { DELIVERY_REQUEST_SCHEMAS, FIELD_RULES } from './delivery-schema.js'
 import { WaybillError } from './errors.js'
 import type { DecodedImage } from './image-data-url.js'
 import type { ValidDelivery } from './valid-delivery.js'
-import { decodeImage, forgetDecodedImages } from './wire-formats.js'
+import { decodeImage, forgetDecodedImages } from './decoded-images.js'
 
 /** One field a delivery got wrong: where (a JSON pointer into the body), its dotted name, why. */
 export interface FieldProblem {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { imageRule, objectRule, statusRule, textRule, timestampRule } from '../src/field-rules.js'
-import { decodeImage, forgetDecodedImages } from '../src/wire-formats.js'
+import { decodeImage, forgetDecodedImages } from '../src/decoded-images.js'
 import { dataUrl, PNG } from './wire-samples.js'
 
 t.test('a rule has no objection to a valid value', async (t) => {

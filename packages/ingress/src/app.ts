@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerFactory } from 'fastify'
 import type { LevelWithSilent } from 'pino'
+import { LIMITS, WaybillError } from '@waybill/domain'
 import {
-  DeliveryRequestSchema, LIMITS, OrderAddPayloadSchema, OrderAddRequestSchema, OrderCanceledPayloadSchema, OrderCanceledRequestSchema,
-  OrderCompletePayloadSchema, OrderCompleteRequestSchema, OrderUpdatePayloadSchema, OrderUpdateRequestSchema, ProblemSchema, WaybillError,
-} from '@waybill/domain'
+  DeliveryRequestSchema,
+  OrderAddPayloadSchema,
+  OrderAddRequestSchema,
+  OrderCanceledPayloadSchema,
+  OrderCanceledRequestSchema,
+  OrderCompletePayloadSchema,
+  OrderCompleteRequestSchema,
+  OrderUpdatePayloadSchema,
+  OrderUpdateRequestSchema,
+  ProblemSchema,
+} from '@waybill/domain/wire'
 import type { TSchema } from 'typebox'
 import type { EventStore } from '@waybill/event-store'
 import { KeyRing, redactKeyTokens } from '@waybill/keys'

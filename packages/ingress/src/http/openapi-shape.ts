@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox'
-import { canonicalJson, DELIVERY_EXAMPLES, IMAGE_MEDIA_TYPES } from '@waybill/domain'
+import { canonicalJson, IMAGE_MEDIA_TYPES } from '@waybill/domain'
+import { DELIVERY_EXAMPLES } from '@waybill/domain/wire'
 
 interface Response {
   description?: string

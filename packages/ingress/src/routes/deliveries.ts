@@ -1,9 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
-  DeliveryRequestSchema, deliveryImages, orderDecider, problemResponses, readEventName, SCHEMA_VERSION, streamNameFor, toCommand,
-  validateDelivery, WaybillError, type DomainErrorCode,
+  deliveryImages,
+  orderDecider,
+  readEventName,
+  SCHEMA_VERSION,
+  streamNameFor,
+  toCommand,
+  WaybillError,
+  type DomainErrorCode,
 } from '@waybill/domain'
+import { DeliveryRequestSchema, problemResponses, validateDelivery } from '@waybill/domain/wire'
 import { handleCommand, type StreamStore } from '@waybill/event-store'
 import { requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
 import type { BlobStore } from '../http/images.js'

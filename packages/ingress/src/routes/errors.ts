@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { ERROR_CATALOGUE, isErrorCode, problemResponses, WaybillError } from '@waybill/domain'
+import { ERROR_CATALOGUE, isErrorCode, WaybillError } from '@waybill/domain'
+import { problemResponses } from '@waybill/domain/wire'
 
 /** GET /errors/:code, the target of every problem body's `type`: what the code means. */
 export default async function errorDescriptions(fastify: FastifyInstance): Promise<void> {

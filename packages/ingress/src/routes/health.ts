@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { problemResponses, WaybillError } from '@waybill/domain'
+import { WaybillError } from '@waybill/domain'
+import { problemResponses } from '@waybill/domain/wire'
 import type { EventStore } from '@waybill/event-store'
 
 /**

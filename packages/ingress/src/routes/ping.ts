@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { problemResponses } from '@waybill/domain'
+import { problemResponses } from '@waybill/domain/wire'
 import { AUDIT_SCOPE, requirePrincipal, SCOPES } from '@waybill/keys'
 
 /** GET /ping (docs/contract.md#ping): the service runs, the key is valid, and what it may do; any scope will do. */

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
-import { isRealUtcTime, problemResponses, streamNameFor, WaybillError } from '@waybill/domain'
+import { isRealUtcTime, streamNameFor, WaybillError } from '@waybill/domain'
+import { problemResponses } from '@waybill/domain/wire'
 import { createHash } from 'node:crypto'
 import { verifyStreamChain, type EventStore } from '@waybill/event-store'
 import { requireReadAccess, type Principal, type ReadAccess } from '@waybill/keys'
