@@ -1,6 +1,7 @@
 // ESLint for the whole workspace: typescript-eslint's strict, type-checked rules on every
-// package's sources and tests (each package's tsconfig.test.json covers both), the recommended
-// rules on the JavaScript scripts. Each rule tuned below says why.
+// package's sources and tests (the root tsconfig.test.json covers both; the console has its own,
+// for the DOM library), the recommended rules on the JavaScript scripts. Each rule tuned below
+// says why.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
@@ -12,7 +13,7 @@ export default tseslint.config(
     extends: [...tseslint.configs.strictTypeChecked],
     languageOptions: {
       parserOptions: {
-        project: ['./packages/*/tsconfig.test.json'],
+        project: ['./tsconfig.test.json', './packages/console/tsconfig.test.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },
