@@ -16,6 +16,7 @@ t.test('waybill projector serves /healthz, /readyz and /metrics with the lag in 
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   t.teardown(() => { child.kill('SIGKILL') })
+  let timer: NodeJS.Timeout | undefined
   const base = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (chunk: Buffer) => {
@@ -23,8 +24,9 @@ t.test('waybill projector serves /healthz, /readyz and /metrics with the lag in 
       const url = /health and metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]
       if (url !== undefined) resolve(url)
     })
-    setTimeout(() => reject(new Error(`no listener announced:\n${out}`)), 15_000)
+    timer = setTimeout(() => reject(new Error(`no listener announced:\n${out}`)), 15_000)
   })
+  clearTimeout(timer)
   t.same(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' })
   let ready = await fetch(`${base}/readyz`)
   for (let i = 0; i < 50 && ready.status !== 200; i += 1) {

@@ -77,7 +77,11 @@ export const catchUpAndResume: PreflightCheck = {
         const stop = store.onAppended?.(() => { heard = true; stop?.(); resolve() })
       })
       await store.appendToStream(stream, [context.event()], { expectedRevision: written.length - 1 })
-      await Promise.race([heardOne, new Promise((resolve) => setTimeout(resolve, 5_000))])
+      // The timer goes with the answer: a pending one would keep `waybill store check` alive 5 s
+      // after its last check.
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([heardOne, new Promise((resolve) => { timer = setTimeout(resolve, 5_000) })])
+      clearTimeout(timer)
       expect(heard, 'onAppended: a listener hears a new append within 5 s')
     }
   },
