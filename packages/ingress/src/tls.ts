@@ -1,6 +1,5 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { generate } from 'selfsigned'
 
 /** What a configuration may change of the TLS offer. */
 export interface TlsPolicy {
@@ -55,6 +54,8 @@ export async function loadTlsMaterial(
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
   await mkdir(dir, { recursive: true, mode: 0o700 })
+  // Loaded only here, at the first start: the generator and its ASN.1 library cost ~0.1 s to load.
+  const { generate } = await import('selfsigned')
   const notBeforeDate = new Date()
   const notAfterDate = new Date(notBeforeDate.getTime() + 825 * 24 * 3600 * 1000)
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
