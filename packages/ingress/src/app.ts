@@ -3,16 +3,9 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReq
 import type { LevelWithSilent } from 'pino'
 import { LIMITS, WaybillError } from '@waybill/domain'
 import {
-  DeliveryRequestSchema,
-  OrderAddPayloadSchema,
-  OrderAddRequestSchema,
-  OrderCanceledPayloadSchema,
-  OrderCanceledRequestSchema,
-  OrderCompletePayloadSchema,
-  OrderCompleteRequestSchema,
-  OrderUpdatePayloadSchema,
-  OrderUpdateRequestSchema,
-  ProblemSchema,
+  DeliveryRequestSchema, OrderAddPayloadSchema, OrderAddRequestSchema, OrderCanceledPayloadSchema,
+  OrderCanceledRequestSchema, OrderCompletePayloadSchema, OrderCompleteRequestSchema, OrderUpdatePayloadSchema,
+  OrderUpdateRequestSchema, ProblemSchema,
 } from '@waybill/domain/wire'
 import type { TSchema } from 'typebox'
 import type { EventStore } from '@waybill/event-store'

@@ -1,13 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
-  deliveryImages,
-  orderDecider,
-  readEventName,
-  SCHEMA_VERSION,
-  streamNameFor,
-  toCommand,
-  WaybillError,
+  deliveryImages, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand, WaybillError,
   type DomainErrorCode,
 } from '@waybill/domain'
 import { DeliveryRequestSchema, problemResponses, validateDelivery } from '@waybill/domain/wire'
