@@ -69,3 +69,31 @@ t.test('the hook does see Fastify when a command loads it (serve imports the ing
   t.equal(run.code, 0, run.stderr)
   t.ok(run.resolved.some((url) => FASTIFY_MODULE.test(url)), 'fastify is among the resolved modules')
 })
+
+/** A module of the `typebox` package. */
+const TYPEBOX_MODULE = /\/node_modules\/typebox\//
+
+/** Imports `specifier` in a fresh process (from this package, as the cli does) and returns what it resolved. */
+async function resolvedBy(specifier: string, t: { teardown(fn: () => Promise<void>): void }): Promise<readonly string[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'waybill-resolved-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const log = join(dir, 'resolved.log')
+  const cwd = fileURLToPath(new URL('..', import.meta.url))
+  const failed = await new Promise<Error | null>((resolve) => {
+    execFile(process.execPath, ['--import', RECORDER, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`],
+      { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_RESOLVED_LOG: log } }, (error) => { resolve(error) })
+  })
+  if (failed !== null) throw failed
+  return (await readFile(log, 'utf8')).split('\n').filter(Boolean)
+}
+
+t.test('the domain and the event store load no TypeBox module; the wire schemas do', async (t) => {
+  // The writer threads and the store's code import only these; TypeBox is ~700 modules, ~0.3 s.
+  for (const specifier of ['@waybill/domain', '@waybill/event-store']) {
+    const resolved = await resolvedBy(specifier, t)
+    t.ok(resolved.some((url) => url.endsWith('/packages/domain/dist/index.js')), `${specifier}: the hook saw the domain being loaded`)
+    t.same(resolved.filter((url) => TYPEBOX_MODULE.test(url)), [], `${specifier} loads no TypeBox module`)
+  }
+  const wire = await resolvedBy('@waybill/domain/wire', t)
+  t.ok(wire.some((url) => TYPEBOX_MODULE.test(url)), '@waybill/domain/wire does load TypeBox')
+})

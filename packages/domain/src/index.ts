@@ -1,9 +1,10 @@
 /**
  * The rules of an order and of the log, free of any schema library: the decider, events,
  * statuses, accounts, streams, canonical JSON and event ids, limits and field rules. What every
- * process needs, so that a process that never validates a request (the writer thread, `waybill
- * keys`, `waybill replay`, the projector) never loads TypeBox; the wire format's schemas and
- * validator are `@waybill/domain/wire`.
+ * process needs; code that validates no request (the event store and its writer and checkpoint
+ * threads, the keys, the projector's fold) loads no TypeBox through it. The wire format's
+ * schemas and validator are `@waybill/domain/wire`
+ * (packages/cli/test/no-fastify.e2e.test.ts holds both).
  */
 export * from './events.js'
 export * from './statuses.js'
