@@ -79,11 +79,12 @@ async function resolvedBy(specifier: string, t: { teardown(fn: () => Promise<voi
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const log = join(dir, 'resolved.log')
   const cwd = fileURLToPath(new URL('..', import.meta.url))
-  const failed = await new Promise<Error | null>((resolve) => {
+  const failed = await new Promise<string | null>((resolve) => {
     execFile(process.execPath, ['--import', RECORDER, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`],
-      { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_RESOLVED_LOG: log } }, (error) => { resolve(error) })
+      { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_RESOLVED_LOG: log } },
+      (error, _stdout, stderr) => { resolve(error === null ? null : `importing ${specifier} failed: ${error.message}\n${stderr}`) })
   })
-  if (failed !== null) throw failed
+  if (failed !== null) throw new Error(failed)
   return (await readFile(log, 'utf8')).split('\n').filter(Boolean)
 }
 

@@ -1,6 +1,6 @@
+import { decodeImage } from './decoded-images.js'
 import { isWireStatus, WIRE_STATUSES } from './statuses.js'
 import { isRealUtcTime, isTimestampShape } from './timestamp.js'
-import { decodeImage } from './decoded-images.js'
 
 /**
  * Why a value breaks its field's schema, in words a courier can act on, or null when it does

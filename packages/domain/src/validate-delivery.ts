@@ -2,11 +2,11 @@ import type { Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { TLocalizedValidationError } from 'typebox/error'
 import type { WireEvent } from './commands.js'
+import { decodeImage, forgetDecodedImages } from './decoded-images.js'
 import { DELIVERY_REQUEST_SCHEMAS, FIELD_RULES } from './delivery-schema.js'
 import { WaybillError } from './errors.js'
 import type { DecodedImage } from './image-data-url.js'
 import type { ValidDelivery } from './valid-delivery.js'
-import { decodeImage, forgetDecodedImages } from './decoded-images.js'
 
 /** One field a delivery got wrong: where (a JSON pointer into the body), its dotted name, why. */
 export interface FieldProblem {

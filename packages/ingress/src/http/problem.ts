@@ -1,5 +1,5 @@
 import { ERROR_CATALOGUE, WaybillError, type ErrorCode } from '@waybill/domain'
-import { type Problem } from '@waybill/domain/wire'
+import type { Problem } from '@waybill/domain/wire'
 import { StoreUnavailableError, WrongExpectedVersionError } from '@waybill/event-store'
 
 // Where each code is described; `/errors/<code>` answers a short text without a key.
