@@ -1,5 +1,6 @@
 import type { ServerDeps } from '@waybill/ingress'
-import { READ_API_SCHEMAS, readApi, type AuditApiOptions, type BlobReader, type ReadModel } from '@waybill/projector'
+import type { ReadModel } from '@waybill/projector'
+import { READ_API_SCHEMAS, readApi, type AuditApiOptions, type BlobReader } from '@waybill/projector/read-api'
 import type { EventStore } from '@waybill/event-store'
 
 /**

@@ -3,7 +3,7 @@ import { homedir, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { CONFIG_SCHEMA, ConfigError, loadConfig, type WaybillConfig } from '../src/config.js'
+import { CONFIG_SCHEMA, ConfigError, loadConfig, type WaybillConfig, type WaybillEnvironment } from '../src/config.js'
 
 const DEFAULTS: WaybillConfig = {
   dataDir: resolve('./data'),
@@ -202,4 +202,19 @@ t.test('the README\'s "Configuration" table is the schema', async (t) => {
   t.not(start, -1, 'the README has a "Configuration" section')
   const section = readme.slice(start + 1, readme.indexOf('\n## ', start + 1))
   t.equal(section.split('\n').filter((line) => line.startsWith('|')).join('\n'), configurationTable())
+})
+
+// The static type TypeBox reads from the schema (XStatic): `pnpm typecheck` fails if a variable's
+// type drifts, or if it ever degrades to any (which would let every use of it through).
+type IsAny<T> = 0 extends 1 & T ? true : false
+type Same<A, B> = IsAny<A> extends true ? false : [A] extends [B] ? ([B] extends [A] ? true : false) : false
+t.test('the configuration type is read from the schema: enums as unions, integers as numbers, optional without a default', async (t) => {
+  const checks: [
+    Same<WaybillEnvironment['WAYBILL_STORE'], 'sqlite' | 'eventstoredb'>,
+    Same<WaybillEnvironment['WAYBILL_HTTPS_PORT'], number>,
+    Same<WaybillEnvironment['WAYBILL_DATA_DIR'], string>,
+    Same<WaybillEnvironment['WAYBILL_TLS_CERT'], string | undefined>,
+    Same<keyof WaybillEnvironment, keyof typeof CONFIG_SCHEMA.properties>,
+  ] = [true, true, true, true, true]
+  t.same(checks, [true, true, true, true, true])
 })

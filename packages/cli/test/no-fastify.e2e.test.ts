@@ -13,6 +13,8 @@ const RECORDER = fileURLToPath(new URL('./record-resolutions.mjs', import.meta.u
 
 /** A module of the `fastify` package, a `fastify-*` one or an `@fastify/*` one. */
 const FASTIFY_MODULE = /\/node_modules\/(?:fastify(?:-[^/]+)?|@fastify\/[^/]+)\//
+/** A module of the `typebox` package (~700 of them, ~0.2 s to load). */
+const TYPEBOX_MODULE = /\/node_modules\/typebox\//
 
 interface Traced {
   readonly code: number | null
@@ -50,7 +52,7 @@ async function seeded(t: { teardown(fn: () => Promise<void>): void }): Promise<{
   return { dataDir, keyId: issued.record.keyId }
 }
 
-t.test('waybill keys list and waybill replay resolve no Fastify module', async (t) => {
+t.test('waybill keys list and waybill replay resolve no Fastify module and no TypeBox module', async (t) => {
   const { dataDir, keyId } = await seeded(t)
   for (const [args, output] of [[['keys', 'list'], new RegExp(`^${keyId}\\s+active`, 'm')], [['replay', 'A-1'], /hash chain: ok/]] as const) {
     const run = await traced(dataDir, args)
@@ -60,6 +62,7 @@ t.test('waybill keys list and waybill replay resolve no Fastify module', async (
     // Without this the test would pass with a hook that records nothing.
     t.ok(run.resolved.some((url) => url.endsWith('/packages/event-store/dist/index.js')), `${name}: the hook saw the store being loaded`)
     t.same(run.resolved.filter((url) => FASTIFY_MODULE.test(url)), [], `${name} loads no Fastify module`)
+    t.same(run.resolved.filter((url) => TYPEBOX_MODULE.test(url)), [], `${name} loads no TypeBox module (the configuration schema is data)`)
   }
 })
 
@@ -69,9 +72,6 @@ t.test('the hook does see Fastify when a command loads it (serve imports the ing
   t.equal(run.code, 0, run.stderr)
   t.ok(run.resolved.some((url) => FASTIFY_MODULE.test(url)), 'fastify is among the resolved modules')
 })
-
-/** A module of the `typebox` package. */
-const TYPEBOX_MODULE = /\/node_modules\/typebox\//
 
 /** Imports `specifier` in a fresh process (from this package, as the cli does) and returns what it resolved. */
 async function resolvedBy(specifier: string, t: { teardown(fn: () => Promise<void>): void }): Promise<readonly string[]> {
@@ -88,13 +88,14 @@ async function resolvedBy(specifier: string, t: { teardown(fn: () => Promise<voi
   return (await readFile(log, 'utf8')).split('\n').filter(Boolean)
 }
 
-t.test('the domain and the event store load no TypeBox module; the wire schemas do', async (t) => {
-  // The writer threads and the store's code import only these; TypeBox is ~700 modules, ~0.3 s.
-  for (const specifier of ['@waybill/domain', '@waybill/event-store']) {
+t.test('the domain, the event store and the projector load no TypeBox module; the wire schemas and the read API do', async (t) => {
+  // The writer threads, waybill verify, rebuild, audit and projector import only these; TypeBox is ~700 modules, ~0.2 s.
+  for (const specifier of ['@waybill/domain', '@waybill/event-store', '@waybill/projector']) {
     const resolved = await resolvedBy(specifier, t)
     t.ok(resolved.some((url) => url.endsWith('/packages/domain/dist/index.js')), `${specifier}: the hook saw the domain being loaded`)
     t.same(resolved.filter((url) => TYPEBOX_MODULE.test(url)), [], `${specifier} loads no TypeBox module`)
   }
-  const wire = await resolvedBy('@waybill/domain/wire', t)
-  t.ok(wire.some((url) => TYPEBOX_MODULE.test(url)), '@waybill/domain/wire does load TypeBox')
+  for (const specifier of ['@waybill/domain/wire', '@waybill/projector/read-api']) {
+    t.ok((await resolvedBy(specifier, t)).some((url) => TYPEBOX_MODULE.test(url)), `${specifier} does load TypeBox`)
+  }
 })

@@ -1,3 +1,9 @@
+/**
+ * The projector: the fold and the orders read model, the run loop, rebuild and verify, the audit
+ * tree and its signed heads. The HTTP read API is its own entry, `@waybill/projector/read-api`:
+ * its route schemas are TypeBox (~700 modules, ~0.2 s to load), which `waybill verify`,
+ * `rebuild`, `audit` and `projector` have no use for.
+ */
 export { evolveOrderRow, type ProjectedEvent } from './orders/fold.js'
 export type { OrderRow } from './orders/order-row.js'
 export { ReadModelWriter, ORDERS_PROJECTION, type BatchOutcome } from './orders/writer.js'
@@ -7,12 +13,9 @@ export { startProjector, LAG_COUNT_LIMIT, type Projector, type ProjectorOptions,
 export { storeEventSource, type EventSource, type PulledBatch } from './runner/event-source.js'
 export { rebuildReadModel, type RebuildOptions, type RebuildProgress, type RebuildResult } from './operations/rebuild.js'
 export { verifyOrders, type VerifyOptions, type VerifyReport, type BrokenChain, type RowMismatch } from './operations/verify.js'
-export { readApi, type ReadApiOptions, type BlobReader } from './read-api/routes.js'
-export type { AuditApiOptions } from './read-api/audit-routes.js'
 export { leafBytes, eventLeafHash, type LeafEvent } from './audit/leaf.js'
 export { MerkleReader, type StreamLeaf } from './audit/merkle-tables.js'
 export { HeadStore, HEADS_FILE } from './audit/head-store.js'
 export { loadOrCreateSigningKey, publicKeyDocument, SIGNING_KEY_FILE, type SigningKey, type PublicKeyDocument } from './audit/signing-key.js'
 export { headMaker, type AuditOptions, type HeadPolicy, type HeadVerdict } from './audit/head-maker.js'
 export { verifyAuditLog, describe as describeLeaf, type AuditVerifyOptions, type AuditVerifyReport, type AuditFinding, type LeafName } from './operations/audit-verify.js'
-export { READ_API_SCHEMAS } from './read-api/schemas.js'

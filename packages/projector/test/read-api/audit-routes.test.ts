@@ -8,7 +8,8 @@ import { canonicalJson, WaybillError } from '@waybill/domain'
 import { openFileBlobStore } from '@waybill/event-store'
 import { isScope } from '@waybill/keys'
 import { leafHash, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
-import { HeadStore, ReadModel, readApi, startProjector } from '../../src/index.js'
+import { HeadStore, ReadModel, startProjector } from '../../src/index.js'
+import { readApi } from '../../src/read-api.js'
 import { command, openStore, send, tempDir } from '../helpers.js'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')

@@ -5,7 +5,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
 import { isScope } from '@waybill/keys'
-import { ReadModel, readApi, startProjector, type BlobReader } from '../../src/index.js'
+import { ReadModel, startProjector } from '../../src/index.js'
+import { readApi, type BlobReader } from '../../src/read-api.js'
 import { command, openStore, send, tempDir } from '../helpers.js'
 
 // The smallest valid PNG (1x1), stored as the pod of one order.
