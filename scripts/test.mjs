@@ -1,14 +1,22 @@
 #!/usr/bin/env node
-// Runs every package's node-tap suite, one package at a time (the e2e suites start servers and
-// child processes; two cores do not take two packages at once), streams their output, and ends
-// with one plain summary line over all packages: "Tests: N passed, N failed, N skipped".
+// Runs every package's node-tap suite and ends with one plain summary line over all packages:
+// "Tests: N passed, N failed, N skipped".
+//
+// Two lanes share the machine, two test files at a time each (four in all, as taprc.base.yaml's
+// `jobs: 4` runs a package alone). Each lane takes the longest package still waiting (the cli
+// suite first), so the two end close together; one package at a time left a core idle while
+// each package's last file finished. Each package's output is printed whole when it ends, so the
+// lanes never interleave. The smallest package runs first, alone, because that first run of tap
+// builds tap's test class for the plugin list (taprc.base.yaml) and two runs must not build it
+// at once. Tests that measure latency run last, alone on the machine.
 import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 const root = new URL('..', import.meta.url).pathname
-const order = ['domain', 'merkle', 'event-store', 'keys', 'ingress', 'projector', 'cli', 'console', 'bench']
+// Longest first (measured wall time of each suite), so that the lanes end close together.
+const order = ['cli', 'event-store', 'ingress', 'projector', 'keys', 'console', 'domain', 'merkle', 'bench']
 const packages = order.filter((name) => existsSync(join(root, 'packages', name, 'test')) &&
   readdirSync(join(root, 'packages', name, 'test'), { recursive: true }).some((file) => file.endsWith('.test.ts')))
 
@@ -27,35 +35,51 @@ if (packages.includes('console') && !existsSync(CHROMIUM)) {
 
 const totals = { pass: 0, fail: 0, skip: 0, todo: 0 }
 const failedPackages = []
-// Tests that measure the server's latency run on their own, after their package's suite: beside
-// another test file on a 2-core machine, the other file's CPU would be what they measure. The
+// Tests that measure the server's latency run on their own, after every suite: beside another
+// test file on a 2-core machine, the other file's CPU would be what they measure. The
 // stall probe judges the server's own event loop (monitorEventLoopDelay in the server's process),
 // which the machine's other work hardly moves, and /healthz seen from outside only loosely.
 const ALONE = { ingress: ['test/alone/stall.e2e.ts'] }
 const seconds = {}
 
-for (const name of packages) {
-  process.stdout.write(`\n=== @waybill/${name}\n`)
+const LANE_JOBS = '--jobs=2'
+
+async function runPackage(name, args, label = name) {
   const started = performance.now()
-  const runs = [[...process.argv.slice(2)], ...(ALONE[name] ?? []).map((file) => ['--jobs=1', file])]
-  for (const args of runs) {
-    const counts = await runTap(join(root, 'packages', name), args)
-    if ((counts === null || counts.exitCode !== 0) && !failedPackages.includes(name)) failedPackages.push(name)
-    if (counts !== null) for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0
-  }
-  seconds[name] = (performance.now() - started) / 1000
+  const output = [`\n=== @waybill/${label}\n`]
+  const counts = await runTap(join(root, 'packages', name), [...args, ...process.argv.slice(2)], output)
+  process.stdout.write(output.join(''))
+  record(name, counts)
+  seconds[label] = (performance.now() - started) / 1000
 }
-process.stdout.write(`\nWall time per package: ${packages.map((name) => `${name} ${seconds[name].toFixed(1)} s`).join(', ')}\n`)
+
+function record(name, counts) {
+  if ((counts === null || counts.exitCode !== 0) && !failedPackages.includes(name)) failedPackages.push(name)
+  if (counts !== null) for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0
+}
+
+const waiting = [...packages]
+const smallest = waiting.pop()
+if (smallest !== undefined) await runPackage(smallest, [])
+const lane = async () => {
+  for (let name = waiting.shift(); name !== undefined; name = waiting.shift()) await runPackage(name, [LANE_JOBS])
+}
+await Promise.all([lane(), lane()])
+for (const [name, files] of Object.entries(ALONE).filter(([name]) => packages.includes(name))) {
+  for (const file of files) await runPackage(name, ['--jobs=1', file], `${name} ${file} (alone)`)
+}
+process.stdout.write(`\nWall time per package (two lanes at once): ${Object.entries(seconds).map(([name, time]) => `${name} ${time.toFixed(1)} s`).join(', ')}\n`)
 if (failedPackages.length > 0) process.stdout.write(`\nFailed packages: ${failedPackages.join(', ')}\n`)
 process.stdout.write(`\nTests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skip} skipped\n`)
 process.exitCode = failedPackages.length > 0 ? 1 : 0
 
-function runTap(cwd, args) {
+function runTap(cwd, args, output) {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tap', ...args], { cwd, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn('npx', ['tap', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let tail = ''
+    child.stderr.on('data', (chunk) => output.push(chunk.toString()))
     child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk)
+      output.push(chunk.toString())
       tail = (tail + chunk.toString()).slice(-4096)
     })
     child.on('close', (exitCode) => {
