@@ -43,26 +43,23 @@ const ALONE = { ingress: ['test/alone/stall.e2e.ts'] }
 const seconds = {}
 
 const LANE_JOBS = '--jobs=2'
+const given = process.argv.slice(2)
 
 async function runPackage(name, args, label = name) {
   const started = performance.now()
   const output = [`\n=== @waybill/${label}\n`]
-  const counts = await runTap(join(root, 'packages', name), [...args, ...process.argv.slice(2)], output)
+  const counts = await runTap(join(root, 'packages', name), args, output)
   process.stdout.write(output.join(''))
-  record(name, counts)
-  seconds[label] = (performance.now() - started) / 1000
-}
-
-function record(name, counts) {
   if ((counts === null || counts.exitCode !== 0) && !failedPackages.includes(name)) failedPackages.push(name)
   if (counts !== null) for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0
+  seconds[label] = (performance.now() - started) / 1000
 }
 
 const waiting = [...packages]
 const smallest = waiting.pop()
-if (smallest !== undefined) await runPackage(smallest, [])
+if (smallest !== undefined) await runPackage(smallest, given)
 const lane = async () => {
-  for (let name = waiting.shift(); name !== undefined; name = waiting.shift()) await runPackage(name, [LANE_JOBS])
+  for (let name = waiting.shift(); name !== undefined; name = waiting.shift()) await runPackage(name, [LANE_JOBS, ...given])
 }
 await Promise.all([lane(), lane()])
 for (const [name, files] of Object.entries(ALONE).filter(([name]) => packages.includes(name))) {
