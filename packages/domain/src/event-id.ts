@@ -12,5 +12,5 @@ export const WAYBILL_EVENT_NAMESPACE = 'a71d9392-fe3b-4e49-b66c-ff6da2a94708'
  * same delivery always gets the same id and any changed field a different one.
  */
 export function eventIdFor(account: string, event: WireEvent, data: object): string {
-  return uuidV5(canonicalJson({ account, event, data }), WAYBILL_EVENT_NAMESPACE)
+  return uuidV5(canonicalJson({ account, data, event }), WAYBILL_EVENT_NAMESPACE)
 }

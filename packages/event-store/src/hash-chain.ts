@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { canonicalJson } from '@waybill/domain'
 import type { RecordedEvent } from './port.js'
 
@@ -15,15 +15,17 @@ export interface HashedEventFields {
 
 /** sha256 (hex) over the canonical JSON of `{stream, revision, id, type, data, metadata}`. */
 export function hashEvent(event: HashedEventFields): string {
+  // Keys in canonical order, so that canonicalJson can hand a value whose members are in
+  // order too straight to JSON.stringify.
   const canonical = canonicalJson({
-    stream: event.streamName,
-    revision: event.revision,
-    id: event.id,
-    type: event.type,
     data: event.data,
+    id: event.id,
     metadata: event.metadata,
+    revision: event.revision,
+    stream: event.streamName,
+    type: event.type,
   })
-  return createHash('sha256').update(canonical).digest('hex')
+  return hash('sha256', canonical, 'hex')
 }
 
 export type ChainVerdict = { readonly ok: true } | { readonly ok: false; readonly revision: number; readonly reason: string }

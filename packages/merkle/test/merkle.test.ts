@@ -47,6 +47,7 @@ t.test('hashing is RFC 9162 §2.1.1: leaf and node prefixes, the empty root', as
   t.equal(toHex(EMPTY_ROOT), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
   t.same(leafHash(Buffer.from('abc')), H_LEAF(Buffer.from('abc')))
   t.not(toHex(leafHash(Buffer.alloc(0))), toHex(EMPTY_ROOT), 'a leaf is not the empty tree')
+  t.same(leafHash('zoë ✓'), H_LEAF(Buffer.from('zoë ✓', 'utf8')), 'a leaf given as text is hashed as its UTF-8 bytes')
   t.same(nodeHash(leafHash(Buffer.from('a')), leafHash(Buffer.from('b'))), MTH([Buffer.from('a'), Buffer.from('b')]))
   t.equal(toHex(treeRoot(hashesOf([]), 0)), toHex(EMPTY_ROOT))
   t.equal(fromHex('AB'.repeat(32)), null, 'uppercase is not how hashes travel')

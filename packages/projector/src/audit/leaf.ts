@@ -18,20 +18,25 @@ export interface LeafEvent {
  * bytes from it.
  */
 export function leafBytes(event: LeafEvent): Buffer {
+  return Buffer.from(leafText(event), 'utf8')
+}
+
+/** The leaf's text, whose UTF-8 is `leafBytes`. Its keys are written in canonical order (see canonicalJson). */
+function leafText(event: LeafEvent): string {
   const eventDate = event.data.event_date
   const receivedAt = event.metadata.received_at
-  return Buffer.from(canonicalJson({
-    event_id: event.id,
-    stream: event.streamName,
-    revision: event.revision,
-    type: event.type,
+  return canonicalJson({
     data: event.data,
     event_date: typeof eventDate === 'string' ? eventDate : null,
+    event_id: event.id,
     received_at: typeof receivedAt === 'string' ? receivedAt : null,
-  }), 'utf8')
+    revision: event.revision,
+    stream: event.streamName,
+    type: event.type,
+  })
 }
 
 /** The leaf hash of an order event: SHA-256(0x00 ‖ leaf bytes). */
 export function eventLeafHash(event: LeafEvent): Hash {
-  return leafHash(leafBytes(event))
+  return leafHash(leafText(event))
 }
