@@ -5,7 +5,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { Agent, request as undiciRequest } from 'undici'
 import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
 import { KeyRing, type Scope } from '@waybill/keys'
-import { startServer, type RunningServer } from '../src/index.js'
+import { startServer, type LoadSheddingOptions, type RunningServer } from '../src/index.js'
 
 export interface Reply {
   readonly status: number
@@ -51,6 +51,8 @@ export interface TestServerOptions {
   readonly plugins?: readonly FastifyPluginAsync[]
   /** WAYBILL_TRUST_PROXY: the test client connects from 127.0.0.1. */
   readonly trustProxy?: readonly string[]
+  /** The load-shedding bounds, for a test whose requests are heavy on purpose. */
+  readonly loadShedding?: LoadSheddingOptions
 }
 
 export async function startTestServer(t: Teardown, options: TestServerOptions = {}): Promise<TestServer> {
@@ -64,6 +66,7 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
     ...(options.addressLimit !== undefined ? { addressLimit: options.addressLimit } : {}),
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
     ...(options.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
+    ...(options.loadShedding !== undefined ? { loadShedding: options.loadShedding } : {}),
   }, { store, blobs, ...(options.plugins !== undefined ? { plugins: options.plugins } : {}) })
   const cert = await readFile(server.certPath, 'utf8')
   const agent = new Agent({ connect: { ca: cert } })
