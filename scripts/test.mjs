@@ -75,6 +75,10 @@ function runTap(cwd, args, output) {
     // The package's own tap, without npx in front (npx costs each run 0.3 s of CPU).
     const child = spawn(join(cwd, 'node_modules', '.bin', 'tap'), args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let tail = ''
+    child.on('error', (error) => {
+      output.push(`could not run tap: ${error.message}\n`)
+      resolve({ exitCode: 1, fail: 1 })
+    })
     child.stderr.on('data', (chunk) => output.push(chunk.toString()))
     child.stdout.on('data', (chunk) => {
       output.push(chunk.toString())

@@ -36,9 +36,12 @@ function sortedJson(value: unknown): string {
 
 /**
  * Whether JSON.stringify writes `value` exactly as `sortedJson` would: strings, finite numbers,
- * booleans and null; arrays of such values; plain objects (no prototype but Object's, so no
- * `toJSON`) whose keys come in ascending order and whose members are such values. Anything else
- * (an undefined member, a Date, a key out of order, a non-finite number) takes the slow path.
+ * booleans and null; arrays of such values; plain objects whose keys come in ascending order and
+ * whose members are such values; and no `toJSON` anywhere (own, inherited or not enumerable),
+ * which JSON.stringify would call. Anything else (an undefined member, a Date, a key out of
+ * order, a non-finite number) takes the slow path. Values are meant to be data: a getter or a
+ * Proxy trap is read twice (here, then by JSON.stringify), and nesting deeper than JSON.stringify
+ * allows (thousands of levels; request bodies are refused past 8) throws its RangeError.
  */
 function inCanonicalOrder(value: unknown): boolean {
   switch (typeof value) {
@@ -49,6 +52,7 @@ function inCanonicalOrder(value: unknown): boolean {
       return Number.isFinite(value)
     case 'object': {
       if (value === null) return true
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false
       if (Array.isArray(value)) {
         if (Object.getPrototypeOf(value) !== Array.prototype) return false
         for (let i = 0; i < value.length; i += 1) if (!inCanonicalOrder(value[i])) return false

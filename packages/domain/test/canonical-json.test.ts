@@ -53,6 +53,12 @@ t.test('values JSON.stringify would treat differently take the sorting path', as
     toJSON(): string { return 'not an array' }
   }
   t.equal(canonicalJson({ list: Items.from([2, 1]) }), '{"list":[2,1]}')
+  class Numbers extends Array<number> {}
+  t.equal(canonicalJson({ list: Numbers.from([2, 1]) }), '{"list":[2,1]}', 'an array of a subclass is written as an array')
+  const listWithToJson = Object.assign([1, 2], { toJSON: () => 'x' })
+  t.equal(canonicalJson({ a: listWithToJson }), '{"a":[1,2]}', 'an own toJSON on an array is not called')
+  const hiddenToJson = Object.defineProperty({ a: 1 }, 'toJSON', { value: () => 'x', enumerable: false })
+  t.equal(canonicalJson(hiddenToJson), '{"a":1}', 'nor a toJSON that is not enumerable')
   t.throws(() => canonicalJson({ f: () => 1 }), TypeError)
   t.throws(() => canonicalJson({ s: Symbol('s') }), TypeError)
 })
