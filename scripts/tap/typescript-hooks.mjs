@@ -17,6 +17,9 @@ import { fileURLToPath } from 'node:url'
 import { transform } from 'esbuild'
 
 const TS = /\.[cm]?ts$/
+// The compiler options the build uses (esbuild reads those that change the output: the target's
+// class-field semantics, verbatimModuleSyntax, decorators, …), so tests run what the build emits.
+const TSCONFIG = JSON.parse(await readFile(new URL('../../tsconfig.base.json', import.meta.url), 'utf8'))
 
 /**
  * The sources import each other as `./x.js` (NodeNext resolution, as the build emits them). In a
@@ -47,7 +50,7 @@ export async function load(url, context, nextLoad) {
     target: `node${process.versions.node}`,
     sourcemap: 'inline',
     sourcefile: path,
-    tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } },
+    tsconfigRaw: TSCONFIG,
   })
   return { format: 'module', source: code, shortCircuit: true }
 }

@@ -7,7 +7,7 @@
  * store (written canonical), and the envelopes of the leaf, the hash and the id, built with their
  * keys in order. For such a value `JSON.stringify` (native) writes exactly these bytes, so it is
  * used whenever a walk finds every key in order and nothing JSON.stringify would treat otherwise
- * (measured on an audit leaf: 3.6 µs -> 1.0 µs, `pnpm bench:rebuild`).
+ * (an audit leaf measured in a loop: 3.6 µs -> 1.2 µs).
  */
 export function canonicalJson(value: unknown): string {
   return inCanonicalOrder(value) ? JSON.stringify(value) : sortedJson(value)
