@@ -38,6 +38,16 @@ t.test('headers: HSTS, nosniff, a CSP that allows nothing, no-store on order dat
   t.equal(ping.headers['x-content-type-options'], 'nosniff')
   t.match(ping.headers['content-security-policy'], /default-src 'none'/)
   t.match(ping.headers['content-security-policy'], /frame-ancestors 'none'/)
+  const fixed = {
+    'content-security-policy': "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'",
+    'cross-origin-opener-policy': 'same-origin', 'cross-origin-resource-policy': 'same-origin', 'referrer-policy': 'no-referrer',
+    'strict-transport-security': 'max-age=63072000; includeSubDomains', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY',
+  }
+  const unknownPath = await s.send('GET', '/v1/no-such-thing')
+  const noKey = await s.send('GET', '/v1/orders', { key: null })
+  for (const [what, answer] of [['ping', ping], ['404', unknownPath], ['401', noKey]] as const) {
+    for (const [name, value] of Object.entries(fixed)) t.equal(answer.headers[name], value, `${what}: ${name}`)
+  }
   const added = await s.json('/v1/deliveries', addBody(orderId()))
   t.equal(added.status, 201)
   t.equal(added.headers['cache-control'], 'no-store', 'answers under /v1/ are never cached')
