@@ -8,8 +8,10 @@ export {
 } from './sqlite/sqlite-event-store.js'
 export { openMemoryEventStore, type MemoryEventStore, type MemoryEventStoreOptions } from './memory/memory-event-store.js'
 export { handleCommand, type HandleCommandOptions, type CommandResult } from './command-handler.js'
+export { StreamStates, type KnownState } from './stream-states.js'
 export { openFileBlobStore, type BlobStore } from './blob/file-blob-store.js'
 export { summarizeBatchSizes } from './sqlite/group-commit-stats.js'
+export { siblingWorkerUrl } from './sqlite/worker-url.js'
 // The EventStoreDB adapter is its own entry (`@waybill/event-store/eventstoredb`): its client
 // (gRPC, protobuf) takes about 0.4 s to load, which every `waybill` command and test would pay
 // for a store most of them never open.

@@ -2,7 +2,8 @@ import t from 'tap'
 import {
   eventIdFor, orderDecider, type OrderCommand, streamNameFor, type UpdateOrder, type WireEvent,
 } from '@waybill/domain'
-import { type EventStore, handleCommand, StoreUnavailableError, WrongExpectedVersionError } from '../src/index.js'
+import { type EventStore, handleCommand, StoreUnavailableError, StreamStates, WrongExpectedVersionError } from '../src/index.js'
+import type { OrderState } from '@waybill/domain'
 import { freshStore } from './store-fixture.js'
 
 const ACCOUNT = 'acme'
@@ -124,4 +125,95 @@ t.test('an unavailable store is not a decision: the error passes through', async
   await store.close()
   await t.rejects(handleCommand(store, streamNameFor(ACCOUNT, 'A-6'), orderDecider, add('A-6'), { metadata }),
     StoreUnavailableError)
+})
+
+/** The real store, counting reads of streams. */
+function counted(store: EventStore): EventStore & { reads: number } {
+  const counting = {
+    reads: 0,
+    appendToStream: (...args: Parameters<EventStore['appendToStream']>) => store.appendToStream(...args),
+    readStream: (...args: Parameters<EventStore['readStream']>) => {
+      counting.reads += 1
+      return store.readStream(...args)
+    },
+    readAll: (...args: Parameters<EventStore['readAll']>) => store.readAll(...args),
+    headPosition: () => store.headPosition(),
+    close: () => store.close(),
+  }
+  return counting
+}
+
+t.test('with known states: a new order and the next events of a known one are decided without a read', async (t) => {
+  const store = counted(await freshStore(t))
+  const states = new StreamStates<OrderState>()
+  const stream = streamNameFor(ACCOUNT, 'S-1')
+  t.equal((await handleCommand(store, stream, orderDecider, add('S-1'), { metadata }, states)).outcome, 'appended')
+  t.equal((await handleCommand(store, stream, orderDecider, update('S-1', 'x'), { metadata }, states)).outcome, 'appended')
+  t.equal((await handleCommand(store, stream, orderDecider, cancel('S-1'), { metadata }, states)).outcome, 'appended')
+  t.equal(store.reads, 0, 'no stream was read')
+  t.same((await store.readStream(stream)).map((e) => [e.revision, e.type]), [[0, 'OrderAdded'], [1, 'OrderUpdated'], [2, 'OrderCanceled']])
+  t.same(states.get(stream)?.revision, 2)
+  const known = states.get(stream)?.state
+  t.equal(known?.exists === true ? known.status : null, 'canceled')
+})
+
+t.test('with known states: answers that append nothing come from a fresh read, never from the cache', async (t) => {
+  const store = counted(await freshStore(t))
+  const states = new StreamStates<OrderState>()
+  const stream = streamNameFor(ACCOUNT, 'S-2')
+  t.same(await handleCommand(store, stream, orderDecider, update('S-2', 'x'), { metadata }, states), { outcome: 'rejected', error: 'not_found' })
+  t.equal(store.reads, 1, 'an update of an unknown order: the guess (no stream) would reject it, so the stream is read')
+  await handleCommand(store, stream, orderDecider, add('S-2'), { metadata }, states)
+  // Another process completes the order behind this cache's back: the cache still says pending.
+  await handleCommand(store, stream, orderDecider, cancel('S-2'), { metadata })
+  states.set(stream, { state: states.get(stream)!.state, revision: 0 })
+  const reads = store.reads
+  t.same(await handleCommand(store, stream, orderDecider, add('S-2'), { metadata }, states), { outcome: 'already_applied' },
+    'an exact retry is answered after a read')
+  t.equal(store.reads, reads + 1)
+  t.same(await handleCommand(store, stream, orderDecider, update('S-2', 'y'), { metadata }, states), { outcome: 'rejected', error: 'locked' },
+    'the read state is cached now, and a rejection is still read afresh')
+  t.equal(store.reads, reads + 2)
+})
+
+t.test('with known states: a stale guess is refused by the store, then decided again on a read, and not counted as a round', async (t) => {
+  const raw = await freshStore(t)
+  const store = counted(raw)
+  const states = new StreamStates<OrderState>()
+  const stream = streamNameFor(ACCOUNT, 'S-3')
+  await handleCommand(store, stream, orderDecider, add('S-3'), { metadata }, states)
+  // Another instance appends an update: this cache still holds revision 0.
+  await handleCommand(raw, stream, orderDecider, update('S-3', 'elsewhere'), { metadata })
+  const result = await handleCommand(store, stream, orderDecider, update('S-3', 'here'), { metadata, maxAttempts: 1 }, states)
+  t.equal(result.outcome, 'appended', 'the refused guess did not use up the one round allowed')
+  t.equal(store.reads, 1)
+  t.same((await raw.readStream(stream)).map((e) => e.data['address']), ['1 Quay Street', 'elsewhere', 'here'])
+  t.equal(states.get(stream)?.revision, 2)
+
+  // A new order's id already taken elsewhere: the guess "no stream" is refused, the read decides.
+  const other = streamNameFor(ACCOUNT, 'S-4')
+  await handleCommand(raw, other, orderDecider, add('S-4'), { metadata })
+  // The store finds the same event id where the guess put it and answers as for an identical
+  // append that won a race: a success naming the stored event, as an exact retry is answered.
+  const retried = await handleCommand(store, other, orderDecider, add('S-4'), { metadata }, states)
+  t.ok(retried.outcome === 'appended' || retried.outcome === 'already_applied', 'an exact retry succeeds')
+  if (retried.outcome === 'appended') t.equal(retried.position.commit, (await raw.readStream(other))[0]!.position.commit, 'naming the stored event')
+  const different = command<OrderCommand>('ORDER_ADD', { ...add('S-4').data, customer: 'C-9' })
+  states.delete(other)
+  t.same(await handleCommand(store, other, orderDecider, different, { metadata }, states), { outcome: 'rejected', error: 'conflict' })
+  t.equal((await raw.readStream(other)).length, 1, 'nothing more was stored')
+})
+
+t.test('known states keep the most recently used streams up to their capacity', async (t) => {
+  const states = new StreamStates<number>(2)
+  states.set('a', { state: 1, revision: 0 })
+  states.set('b', { state: 2, revision: 0 })
+  t.equal(states.get('a')?.state, 1, 'a is now the most recent')
+  states.set('c', { state: 3, revision: 'no_stream' })
+  t.equal(states.size, 2)
+  t.equal(states.get('b'), undefined, 'b, the least recently used, was dropped')
+  t.same([states.get('a')?.state, states.get('c')?.state], [1, 3])
+  states.set('a', { state: 4, revision: 1 })
+  t.same(states.get('a'), { state: 4, revision: 1 })
+  t.equal(states.size, 2)
 })

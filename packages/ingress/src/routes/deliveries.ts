@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import {
   deliveryImages, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand, WaybillError,
-  type DomainErrorCode,
+  type DomainErrorCode, type OrderState,
 } from '@waybill/domain'
 import { DeliveryRequestSchema, problemResponses, validateDelivery } from '@waybill/domain/wire'
-import { handleCommand, type StreamStore } from '@waybill/event-store'
+import { handleCommand, StreamStates, type StreamStore } from '@waybill/event-store'
 import { requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
 import type { BlobStore } from '../http/images.js'
 
@@ -30,6 +30,10 @@ export interface DeliveriesRouteOptions {
  * that order instead.
  */
 export default async function deliveries(app: FastifyInstance, options: DeliveriesRouteOptions): Promise<void> {
+  // The orders this instance last wrote, so that the next event of an order (and a new order's
+  // first) is decided without reading its stream: the append's expected revision still makes
+  // the store the judge (handleCommand), whatever other instances do.
+  const states = new StreamStates<OrderState>()
   app.post('/v1/deliveries', {
     validatorCompiler: () => () => true,
     schema: {
@@ -74,7 +78,7 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
         request_id: request.id,
         schema_version: SCHEMA_VERSION,
       },
-    })
+    }, states)
     if (result.outcome === 'rejected') throw new WaybillError(result.error, rejectionDetail(result.error, command.data.order_id))
     // The id is deterministic, so an exact retry (already_applied) names the event stored the first time.
     return reply.code(command.type === 'ORDER_ADD' ? 201 : 202).header(EVENT_ID_HEADER, command.eventId).send()
