@@ -15,6 +15,8 @@ export interface BlobStore {
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
+/** Hashes of blobs known to be on disk, kept at most (64 bytes each). */
+const KNOWN_PRESENT_MAX = 10_000
 
 /**
  * A BlobStore in a directory: `<dir>/<first two hex digits>/<other 62>`. A blob is written to a
@@ -28,9 +30,20 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
     const folder = join(dir, sha256.slice(0, 2))
     return { folder, file: join(folder, sha256.slice(2)) }
   }
+  // Blobs this store has seen on disk or written: they are never removed or changed (their
+  // names are their hashes), so a repeated image (a courier's logo on every proof of delivery)
+  // costs no file-system call. Bounded; past the bound it starts again empty.
+  const present = new Set<string>()
+  const remember = (sha256: string): void => {
+    if (present.size >= KNOWN_PRESENT_MAX) present.clear()
+    present.add(sha256)
+  }
   const has = async (sha256: string): Promise<boolean> => {
+    if (present.has(sha256)) return true
     try {
-      return (await stat(pathOf(sha256).file)).isFile()
+      const found = (await stat(pathOf(sha256).file)).isFile()
+      if (found) remember(sha256)
+      return found
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
       throw error
@@ -69,6 +82,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
         throw error
       }
       await fsyncDirectory(folder)
+      remember(sha256)
     },
   }
 }

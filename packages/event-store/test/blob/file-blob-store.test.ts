@@ -37,3 +37,16 @@ t.test('bytes that do not match the hash, or a malformed hash, are refused', asy
   await t.rejects(blobs.get('ABC'), RangeError)
   t.same(await readdir(dir), [], 'nothing was written')
 })
+
+t.test('a blob another process wrote is found: only blobs seen on disk are remembered, never an absence', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const here = await openFileBlobStore(dir)
+  const elsewhere = await openFileBlobStore(dir)
+  const bytes = Buffer.from('proof of delivery')
+  t.equal(await here.has(sha(bytes)), false)
+  await elsewhere.put(bytes, sha(bytes))
+  t.equal(await here.has(sha(bytes)), true, 'the earlier "absent" was not kept')
+  await here.put(bytes, sha(bytes))
+  t.same(await readdir(join(dir, sha(bytes).slice(0, 2))), [sha(bytes).slice(2)], 'the put found it and wrote nothing')
+  await t.rejects(here.put(Buffer.from('other bytes'), sha(bytes)), RangeError, 'a remembered hash still checks the bytes')
+})
