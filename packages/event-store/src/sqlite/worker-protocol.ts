@@ -2,7 +2,8 @@ import type { AppendOutcome, AppendRequest } from './append-request.js'
 
 /** Messages between the store (main thread) and its writer worker. */
 export type ToWorker =
-  | { readonly type: 'append'; readonly id: number; readonly request: AppendRequest }
+  /** The appends the main thread took in one turn of its event loop, in order: one message, not one each. */
+  | { readonly type: 'appends'; readonly items: ReadonlyArray<{ readonly id: number; readonly request: AppendRequest }> }
   | { readonly type: 'max_page_count'; readonly id: number; readonly pages: number }
   | { readonly type: 'close' }
 

@@ -40,17 +40,17 @@ function drain(): void {
   for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) {
     inbox.push(next.message as ToWorker)
   }
-  const appends: Array<Extract<ToWorker, { type: 'append' }>> = []
+  const appends: Array<Extract<ToWorker, { type: 'appends' }>['items'][number]> = []
   const flush = (): void => {
     while (appends.length > 0) {
       const batch = appends.splice(0, config.maxBatchSize)
-      const outcomes = committer.commit(batch.map((message) => message.request))
-      send({ type: 'batch', ids: batch.map((message) => message.id), outcomes })
+      const outcomes = committer.commit(batch.map((item) => item.request))
+      send({ type: 'batch', ids: batch.map((item) => item.id), outcomes })
     }
   }
   for (const message of inbox.splice(0)) {
-    if (message.type === 'append') {
-      appends.push(message)
+    if (message.type === 'appends') {
+      appends.push(...message.items)
     } else if (message.type === 'max_page_count') {
       flush()
       const value = db.pragma(`max_page_count = ${Math.trunc(message.pages)}`, { simple: true }) as number
