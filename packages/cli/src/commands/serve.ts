@@ -4,11 +4,12 @@ import { join } from 'node:path'
 import { serveConsole } from '@waybill/console'
 import { startServer, type ServerDeps } from '@waybill/ingress'
 import { KeyRing } from '@waybill/keys'
-import { ReadModel, startProjector, type Projector } from '@waybill/projector'
+import { ReadModel } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
+import { startProjectorThread, type ProjectorThread } from '../projector-thread.js'
 import { readApiPlugins } from '../read-api-plugin.js'
 import { closeOnSignals } from '../shutdown.js'
 import { openAudit } from '../audit-setup.js'
@@ -21,8 +22,8 @@ Runs the ingress: the HTTPS API (WAYBILL_HTTPS_PORT, default 8443) and the plain
 an empty data directory it creates the sandbox test key and writes it to <data dir>/test-api-key.
 SIGINT/SIGTERM finish in-flight requests, then exit.
 
-The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The orders projector runs in this process unless
---no-projector is given (then run \`waybill projector\` as its own process).
+The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The orders projector runs in this process, on a thread
+of its own, unless --no-projector is given (then run \`waybill projector\` as its own process).
 
 Configuration comes from the environment; see README.md ("Configuration").`
 
@@ -78,9 +79,8 @@ export const command: CliCommand = {
       await opened.close()
       throw explainStartError(error, config)
     }
-    const projector: Projector | null = withProjector
-      ? startProjector({ store: opened.store, dataDir: config.dataDir, logger: server.app.log, audit: audit.options })
-      : null
+    // On a worker thread of its own, so that no request waits behind a read-model transaction.
+    const projector: ProjectorThread | null = withProjector ? startProjectorThread(config, opened.store, server.app.log) : null
     if (projector !== null) projectorLag = () => projector.lag()
     const lines = [
       `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,

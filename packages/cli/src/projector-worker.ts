@@ -1,0 +1,74 @@
+import { parentPort, workerData } from 'node:worker_threads'
+import { startProjector, storeEventSource, type EventSource, type ProjectorLogger } from '@waybill/projector'
+import { openAudit } from './audit-setup.js'
+import type { WaybillConfig } from './config.js'
+import { openStore } from './open-store.js'
+import type { FromProjectorThread, ToProjectorThread } from './projector-thread.js'
+
+/** How often the thread reports its status (and lag) to the main thread. */
+const STATUS_EVERY_MS = 500
+
+// The projector thread of `waybill serve` (projector-thread.ts).
+const port = parentPort
+if (port === null) throw new Error('projector-worker.ts runs as a worker thread')
+const { config } = workerData as { config: WaybillConfig }
+const send = (message: FromProjectorThread): void => port.postMessage(message)
+
+const logger: ProjectorLogger = {
+  info: (object, message) => send({ type: 'log', level: 'info', object: plain(object), ...(message === undefined ? {} : { message }) }),
+  warn: (object, message) => send({ type: 'log', level: 'warn', object: plain(object), ...(message === undefined ? {} : { message }) }),
+  error: (object, message) => send({ type: 'log', level: 'error', object: plain(object), ...(message === undefined ? {} : { message }) }),
+}
+
+// Only a read connection's worth of the store is used: the projector never appends, so the
+// inline writer (no thread of its own) is enough.
+const opened = await openStore(config, { writer: 'inline' })
+const audit = openAudit(config)
+let wake: (() => void) | null = null
+let woken = false
+const source = wakeable(storeEventSource(opened.store))
+const projector = startProjector({ source, dataDir: config.dataDir, logger, audit: audit.options })
+const report = setInterval(() => send({ type: 'status', status: projector.status() }), STATUS_EVERY_MS)
+
+port.on('message', (message: ToProjectorThread) => {
+  if (message.type === 'appended') {
+    if (wake === null) woken = true
+    else wake()
+    return
+  }
+  clearInterval(report)
+  void projector.stop().finally(async () => {
+    source.close?.()
+    audit.close()
+    await opened.close()
+    send({ type: 'status', status: projector.status() })
+    port.close()
+  })
+})
+
+/** `source`, woken by the main thread's notices of appends (this thread's store sees none of them). */
+function wakeable(base: EventSource): EventSource {
+  return {
+    ...base,
+    waitForMore(timeoutMs, signal) {
+      const local = new AbortController()
+      const abort = (): void => local.abort()
+      signal.addEventListener('abort', abort)
+      // A notice that came while a batch was being applied: read again at once.
+      if (woken) local.abort()
+      woken = false
+      wake = abort
+      return base.waitForMore(timeoutMs, local.signal).finally(() => {
+        signal.removeEventListener('abort', abort)
+        wake = null
+      })
+    },
+  }
+}
+
+/** A log object the structured clone keeps whole: an error becomes its name, message and stack. */
+function plain(object: object): object {
+  const err = (object as { err?: unknown }).err
+  if (!(err instanceof Error)) return object
+  return { ...object, err: { type: err.name, message: err.message, stack: err.stack } }
+}
