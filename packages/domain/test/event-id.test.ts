@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import t from 'tap'
 import { WIRE_EVENTS } from '../src/commands.js'
@@ -18,9 +19,26 @@ t.test('uuidV5 hashes the name as UTF-8 and sets version 5 and the RFC variant',
   t.not(uuidV5('a', WAYBILL_EVENT_NAMESPACE), uuidV5('a', DNS_NAMESPACE))
 })
 
+/** RFC 9562 §5.5 as written, with a hash object: what uuidV5 must agree with. */
+function referenceUuidV5(name: string, namespace: string): string {
+  const bytes = createHash('sha1').update(Buffer.from(namespace.replaceAll('-', ''), 'hex')).update(name, 'utf8').digest().subarray(0, 16)
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = bytes.toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+t.test('uuidV5 agrees with the RFC written out, for any name, namespaces taking turns', async (t) => {
+  fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.constantFrom(DNS_NAMESPACE, WAYBILL_EVENT_NAMESPACE, DNS_NAMESPACE.toUpperCase()),
+    (name, namespace) => uuidV5(name, namespace) === referenceUuidV5(name, namespace.toLowerCase())), { numRuns: 2000 })
+  t.equal(uuidV5('www.example.com', DNS_NAMESPACE), '2ed6657d-e927-568b-95e1-2665a8aea6a2', 'and the vector after a change of namespace')
+})
+
 t.test('uuidV5 refuses a namespace that is not a UUID', async (t) => {
   t.throws(() => uuidV5('x', 'not-a-uuid'), TypeError)
   t.throws(() => uuidV5('x', `${DNS_NAMESPACE}0`), TypeError)
+  uuidV5('x', DNS_NAMESPACE)
+  t.throws(() => uuidV5('x', 'not-a-uuid'), TypeError, 'also right after a good one')
 })
 
 t.test('eventIdFor is deterministic whatever the key order of the data', async (t) => {
