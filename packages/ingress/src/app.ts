@@ -155,8 +155,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => { await keys.close() })
   app.decorate('keys', keys)
   const revokeExposed = exposureHandler(keys, options.dataDir, app.log)
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks here and in the plugins on every request's path: an async hook costs a promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
+    done(null, payload)
   })
   await app.register(errorHandler, { send: sendProblem })
   await app.register(securityHeaders)

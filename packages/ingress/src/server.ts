@@ -51,7 +51,7 @@ export interface ServerDeps {
   readonly plugins?: readonly FastifyPluginAsync[]
   /** Their schemas to name in the OpenAPI document. */
   readonly openApiSchemas?: Readonly<Record<string, TSchema>>
-  /** The in-process projector's lag, for /metrics. */
+  /** The projector's lag (its thread, in `waybill serve`), for /metrics. */
   readonly projectorLag?: () => number
 }
 

@@ -25,7 +25,7 @@ store. Prints req/s, p50/p99 latency, non-2xx counts, the service's ratio to eac
                      (default 0: skipped; autocannon paces per connection, so the load comes in bursts)
   --cpu-prof <dir>   write V8 CPU profiles of both servers and print their top self-time functions
   --no-ceiling       measure the service only (neither ceiling)
-  --no-projector     run the service without its in-process projector (as with a separate
+  --no-projector     run the service without its projector thread (as with a separate
                      \`waybill projector\` process, which then still needs CPU of its own)
 
 The client runs in this process and competes with the server for the same CPU cores.`

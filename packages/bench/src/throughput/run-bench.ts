@@ -21,7 +21,7 @@ export interface BenchOptions {
   /** Write a V8 CPU profile of each server process into this directory. */
   readonly cpuProfDir: string | null
   readonly log: (line: string) => void
-  /** Run the service without its in-process projector (`waybill serve --no-projector`). */
+  /** Run the service without its projector thread (`waybill serve --no-projector`). */
   readonly noProjector: boolean
   /** Rate of the fixed-rate latency phase (req/s); 0 skips it. */
   readonly rate: number

@@ -24,8 +24,9 @@ export async function refuseInsecure(request: FastifyRequest, revokeExposed: Rev
 }
 
 async function transport(app: FastifyInstance, options: TransportOptions): Promise<void> {
-  app.addHook('onRequest', async (request) => {
-    if (!options.isSecure(request.raw)) await refuseInsecure(request, options.revokeExposed)
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (options.isSecure(request.raw)) done()
+    else refuseInsecure(request, options.revokeExposed).catch(done)
   })
 }
 
