@@ -10,6 +10,8 @@ const COALESCE_MS = 50
 /** First and longest wait before a projector thread that died is started again. */
 const RESTART_MIN_MS = 500
 const RESTART_MAX_MS = 30_000
+/** How long `stop` waits for the thread to finish its batch and close before ending it. */
+const STOP_TIMEOUT_MS = 5_000
 
 /** What the projector thread tells the main thread. */
 export type FromProjectorThread =
@@ -23,6 +25,8 @@ export type ToProjectorThread = { readonly type: 'appended' } | { readonly type:
 export interface ProjectorThread {
   /** Events behind the head as the thread last reported (a gauge). */
   lag(): number
+  /** Whether the thread runs and its projector last read the store without failing. */
+  up(): boolean
   /** The thread's last report, null before its first. */
   status(): ProjectorStatus | null
   /** Stops the projector after its batch in flight (signing the last tree head), then the thread. */
@@ -45,10 +49,12 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
   let restartDelay = RESTART_MIN_MS
   let restartTimer: NodeJS.Timeout | null = null
   let wakeTimer: NodeJS.Timeout | null = null
+  let running = false
 
   const start = (): void => {
     const started = new Worker(WORKER_URL, { workerData: { config } })
     worker = started
+    running = true
     started.on('message', (message: FromProjectorThread) => {
       if (message.type === 'log') log[message.level](message.object, message.message)
       else if (message.type === 'status') {
@@ -59,6 +65,7 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
     started.on('error', (error) => log.error({ err: error }, 'projector: its thread failed'))
     started.on('exit', (code) => {
       if (worker === started) worker = null
+      running = false
       if (stopping !== null) return
       log.error({ exitCode: code, restartInMs: restartDelay }, 'projector: its thread ended; starting it again')
       restartTimer = setTimeout(() => {
@@ -80,17 +87,24 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
 
   return {
     lag: () => last?.lag ?? 0,
+    up: () => running && last !== null && last.state !== 'retrying' && last.state !== 'stopped',
     status: () => last,
     stop() {
       stopping ??= (async () => {
         unsubscribe?.()
         if (wakeTimer !== null) clearTimeout(wakeTimer)
         if (restartTimer !== null) clearTimeout(restartTimer)
-        const running = worker
-        if (running === null) return
-        const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()))
-        running.postMessage({ type: 'stop' } satisfies ToProjectorThread)
+        const thread = worker
+        if (thread === null) return
+        const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()))
+        thread.postMessage({ type: 'stop' } satisfies ToProjectorThread)
+        // A store that hangs on close (a cluster gone away) must not hold up the shutdown.
+        const timer = setTimeout(() => {
+          log.error({ timeoutMs: STOP_TIMEOUT_MS }, 'projector: its thread did not stop in time; ending it')
+          void thread.terminate()
+        }, STOP_TIMEOUT_MS)
         await exited
+        clearTimeout(timer)
       })()
       return stopping
     },

@@ -51,12 +51,14 @@ function wakeable(base: EventSource): EventSource {
   return {
     ...base,
     waitForMore(timeoutMs, signal) {
+      // A notice that came while a batch was being applied: read again at once.
+      if (woken || signal.aborted) {
+        woken = false
+        return Promise.resolve()
+      }
       const local = new AbortController()
       const abort = (): void => local.abort()
       signal.addEventListener('abort', abort)
-      // A notice that came while a batch was being applied: read again at once.
-      if (woken) local.abort()
-      woken = false
       wake = abort
       return base.waitForMore(timeoutMs, local.signal).finally(() => {
         signal.removeEventListener('abort', abort)

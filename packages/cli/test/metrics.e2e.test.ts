@@ -21,7 +21,15 @@ t.test('WAYBILL_METRICS_PORT moves /metrics to its own plain-HTTP port, with the
   const text = await scrape.body.text()
   t.equal(scrape.statusCode, 200)
   t.match(text, /^waybill_events_accepted_total\{type="ORDER_ADD"\} 1$/m)
-  t.match(text, /^waybill_projector_lag_events \d+$/m, 'the in-process projector reports its lag')
+  t.match(text, /^waybill_projector_lag_events \d+$/m, 'the projector thread reports its lag')
+  // The thread reports every 500 ms: up, and the order applied, within a few of them.
+  let projected = text
+  for (let i = 0; i < 50 && !(/^waybill_projector_up 1$/m.test(projected) && /^waybill_projector_lag_events 0$/m.test(projected)); i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    projected = await (await request(url!)).body.text()
+  }
+  t.match(projected, /^waybill_projector_up 1$/m, 'and that it is up')
+  t.match(projected, /^waybill_projector_lag_events 0$/m, 'caught up')
   t.match(text, /^waybill_append_duration_seconds_bucket\{le="0\.005"\} \d+$/m)
   t.equal((await client.get('/metrics', null)).status, 404, 'no longer on the HTTPS listener')
   t.equal((await request(url!.replace('/metrics', '/other'))).statusCode, 404)

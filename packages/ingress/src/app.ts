@@ -20,7 +20,7 @@ import bodyParsers from './plugins/body-parsers.js'
 import docs from './plugins/docs.js'
 import errorHandler, { problemSender } from './plugins/error-handler.js'
 import loadShedding, { type LoadSheddingOptions } from './plugins/load-shedding.js'
-import metricsPlugin, { createMetrics } from './plugins/metrics.js'
+import metricsPlugin, { createMetrics, type ProjectorGauges } from './plugins/metrics.js'
 import { boundedAppends } from './store/bounded-appends.js'
 import { blobsWithStorageFailures } from './store/storage-failures.js'
 import rateLimit, { type RateLimitOptions } from './plugins/rate-limit.js'
@@ -73,7 +73,7 @@ export interface AppOptions {
   /** Bounds on appends in flight, on the wait for one, and on event-loop lag (503 past them). */
   readonly loadShedding?: LoadSheddingOptions
   /** Reported as waybill_projector_lag_events when a projector runs in this process. */
-  readonly projectorLag?: () => number
+  readonly projector?: ProjectorGauges
 }
 
 /** The ingress' own schemas, named in the OpenAPI document so that generated clients name their types. */
@@ -95,7 +95,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** The Waybill HTTP app. It never listens; `startServer` (or a test's `inject`) drives it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const isSecure = options.isSecure ?? transportCheck(options.trustProxy ?? [])
-  const metrics = createMetrics({ store: options.store, ...(options.projectorLag !== undefined ? { projectorLag: options.projectorLag } : {}) })
+  const metrics = createMetrics({ store: options.store, ...(options.projector !== undefined ? { projector: options.projector } : {}) })
   const sendProblem = problemSender((code, status) => { metrics.countProblem(code, status) })
   const app = Fastify({
     logger: {

@@ -12,6 +12,7 @@ import { buildApp } from './app.js'
 import { exposureHandler } from './http/exposure.js'
 import type { BlobStore } from './http/images.js'
 import { listenMetrics } from './http/metrics-listener.js'
+import type { ProjectorGauges } from './plugins/metrics.js'
 import { answerPlainHttp } from './http/plain-http.js'
 import { divertPlainHttp } from './http/tls-sniff.js'
 import type { AddressLimitOptions } from './plugins/address-limit.js'
@@ -52,7 +53,7 @@ export interface ServerDeps {
   /** Their schemas to name in the OpenAPI document. */
   readonly openApiSchemas?: Readonly<Record<string, TSchema>>
   /** The projector's lag (its thread, in `waybill serve`), for /metrics. */
-  readonly projectorLag?: () => number
+  readonly projector?: ProjectorGauges
 }
 
 export interface RunningServer {
@@ -104,7 +105,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     ...(config.addressLimit !== undefined ? { addressLimit: config.addressLimit } : {}),
     ...(deps.plugins !== undefined ? { plugins: deps.plugins } : {}),
     ...(deps.openApiSchemas !== undefined ? { openApiSchemas: deps.openApiSchemas } : {}),
-    ...(deps.projectorLag !== undefined ? { projectorLag: deps.projectorLag } : {}),
+    ...(deps.projector !== undefined ? { projector: deps.projector } : {}),
     ...(config.loadShedding !== undefined ? { loadShedding: config.loadShedding } : {}),
     isDraining: () => draining,
     serverFactory: (handler) => {

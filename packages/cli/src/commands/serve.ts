@@ -48,8 +48,8 @@ export const command: CliCommand = {
     }
     const readModel = new ReadModel(config.dataDir)
     const audit = openAudit(config)
-    // /metrics reports the projector's lag once it runs (it starts after the server).
-    let projectorLag: () => number = () => 0
+    // /metrics reports the projector's lag and whether it is up once it runs (it starts after the server).
+    let projector: ProjectorThread | null = null
     let server
     try {
       server = await startServer({
@@ -69,7 +69,7 @@ export const command: CliCommand = {
       }, {
         store: opened.store,
         blobs: opened.blobs,
-        projectorLag: () => projectorLag(),
+        ...(withProjector ? { projector: { lag: () => projector?.lag() ?? 0, up: () => projector?.up() ?? false } } : {}),
         // The projector's read API, behind the same key check; the auditors' console at /console.
         ...withConsole(readApiPlugins(readModel, opened.store, opened.blobs, { heads: audit.heads, publicKey: audit.key.publicKey })),
       })
@@ -80,8 +80,7 @@ export const command: CliCommand = {
       throw explainStartError(error, config)
     }
     // On a worker thread of its own, so that no request waits behind a read-model transaction.
-    const projector: ProjectorThread | null = withProjector ? startProjectorThread(config, opened.store, server.app.log) : null
-    if (projector !== null) projectorLag = () => projector.lag()
+    if (withProjector) projector = startProjectorThread(config, opened.store, server.app.log)
     const lines = [
       `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,
       `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,

@@ -25,11 +25,18 @@ export interface WaybillMetrics {
   countProblem(code: string, status: number): void
 }
 
+/** What /metrics reports of a projector running in this process. */
+export interface ProjectorGauges {
+  /** Events behind the head of the log. */
+  lag(): number
+  up(): boolean
+}
+
 export interface MetricsOptions {
   /** The store whose group-commit figures are reported, when it keeps them (the SQLite store does). */
   readonly store: EventStore
-  /** Events the projector is behind the head of the log, when a projector runs in this process. */
-  readonly projectorLag?: () => number
+  /** The projector of this process, when one runs (`waybill serve`'s thread). */
+  readonly projector?: ProjectorGauges
 }
 
 /** Upper bounds of the batch-size histogram (appends per transaction, i.e. per fsync). */
@@ -89,13 +96,19 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
       collect() { this.set(stats().appends) },
     })
   }
-  const projectorLag = options.projectorLag
-  if (projectorLag !== undefined) {
+  const projector = options.projector
+  if (projector !== undefined) {
     new Gauge({
       name: 'waybill_projector_lag_events',
-      help: 'Events between the head of the log and the read model checkpoint',
+      help: 'Events between the head of the log and the read model checkpoint, as the projector last counted',
       registers: [registry],
-      collect() { this.set(projectorLag()) },
+      collect() { this.set(projector.lag()) },
+    })
+    new Gauge({
+      name: 'waybill_projector_up',
+      help: '1 while the projector runs and reads the store without failing, 0 while it retries or its thread is restarting',
+      registers: [registry],
+      collect() { this.set(projector.up() ? 1 : 0) },
     })
   }
 

@@ -86,6 +86,11 @@ export function storeEventSource(store: EventStore, categories: readonly string[
       : async (after, limit) => (await store.readAll({ after, maxCount: limit })).length,
     waitForMore: (timeoutMs, signal) =>
       new Promise<void>((resolve) => {
+        // An abort listener added now would never fire.
+        if (signal.aborted) {
+          resolve()
+          return
+        }
         const done = (): void => {
           clearTimeout(timer)
           signal.removeEventListener('abort', done)
