@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /**
  * Keys recently found invalid, with the detail they were refused with, so that a client (or an
@@ -13,6 +13,8 @@ export class RefusalCache {
   constructor(private readonly ttlMs = 10_000, private readonly maxEntries = 10_000) {}
 
   get(presented: string): string | undefined {
+    // Nothing refused lately (the usual case): no hash to compute.
+    if (this.#entries.size === 0) return undefined
     const id = idOf(presented)
     const entry = this.#entries.get(id)
     if (entry === undefined) return undefined
@@ -33,5 +35,5 @@ export class RefusalCache {
 }
 
 function idOf(presented: string): string {
-  return createHash('sha256').update(presented).digest('base64url')
+  return hash('sha256', presented, 'base64url')
 }
