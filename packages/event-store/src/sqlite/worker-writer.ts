@@ -6,6 +6,8 @@ import { siblingWorkerUrl } from './worker-url.js'
 import { reportOf, type Writer, type WriterOptions } from './writer.js'
 
 const WORKER_URL = siblingWorkerUrl('write-worker', import.meta.url)
+/** Longest wait to gather appends while the worker is busy with earlier ones. */
+const GATHER_MS = 1
 
 /** The main thread's side of the writer worker: posts appends, settles them from batch reports. */
 export class WorkerWriter implements Writer {
@@ -60,7 +62,14 @@ export class WorkerWriter implements Writer {
       const id = this.#nextId++
       this.#pending.set(id, resolve)
       this.#queued.push({ id, request })
-      if (this.#queued.length === 1) setImmediate(this.#flushQueued)
+      if (this.#queued.length === 1) {
+        // Nothing in the worker's hands: send at the end of this turn. The worker busy with
+        // appends sent earlier: these wait for that commit anyway, so gather them for up to
+        // GATHER_MS and send fewer, larger messages (pnpm bench: about +9% req/s; each message
+        // also wakes the worker on a machine whose cores the requests need).
+        if (this.#pending.size === 1) setImmediate(this.#flushQueued)
+        else setTimeout(this.#flushQueued, GATHER_MS)
+      }
     })
   }
 
@@ -84,9 +93,8 @@ export class WorkerWriter implements Writer {
     return this.#closed
   }
 
-  // Appends wait for the end of this turn of the event loop and go over in one message: a
-  // postMessage each cost about 8% of the main thread under `pnpm bench`, and the worker takes
-  // everything waiting into one transaction anyway.
+  // Appends go over together, in one message: the worker takes everything waiting into one
+  // transaction anyway.
   readonly #flushQueued = (): void => {
     if (this.#queued.length === 0) return
     this.#port.postMessage({ type: 'appends', items: this.#queued.splice(0) } satisfies ToWorker)
