@@ -42,3 +42,19 @@ t.test('with the worker writer, WAL frames reach the database file while appends
   t.ok(statSync(path).size >= 5_000_000, `database file ${statSync(path).size} bytes while open: the WAL was checkpointed into it`)
   t.equal((await store.readAll({ maxCount: 5000 })).length, 3000, 'every event readable')
 })
+
+t.test('appends made while the worker is busy with earlier ones are gathered, then stored in the order they were made', async (t) => {
+  const store = await openSqliteEventStore({ path: join(await tempDir(t), 'events.db'), writer: 'worker' })
+  t.teardown(() => store.close())
+  // One append per turn of the event loop, each while earlier ones are still in the worker's hands.
+  const appends: Array<Promise<unknown>> = []
+  for (let i = 0; i < 30; i += 1) {
+    appends.push(store.appendToStream('order-gathered-1', [event({ i })], { expectedRevision: i === 0 ? 'no_stream' : i - 1 }))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  const results = await Promise.allSettled(appends)
+  t.same(results.filter((r) => r.status === 'rejected'), [], 'each expected the revision before it: all in order')
+  t.same((await store.readStream('order-gathered-1')).map((e) => e.data['i']), Array.from({ length: 30 }, (_, i) => i))
+  const batches = store.stats()
+  t.ok(batches.batches < 30, `fewer transactions than appends (${batches.batches} for 30)`)
+})
