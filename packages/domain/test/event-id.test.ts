@@ -30,7 +30,7 @@ function referenceUuidV5(name: string, namespace: string): string {
 
 t.test('uuidV5 agrees with the RFC written out, for any name, namespaces taking turns', async (t) => {
   fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.constantFrom(DNS_NAMESPACE, WAYBILL_EVENT_NAMESPACE, DNS_NAMESPACE.toUpperCase()),
-    (name, namespace) => uuidV5(name, namespace) === referenceUuidV5(name, namespace.toLowerCase())), { numRuns: 2000 })
+    (name, namespace) => uuidV5(name, namespace) === referenceUuidV5(name, namespace.toLowerCase())), { numRuns: 500 })
   t.equal(uuidV5('www.example.com', DNS_NAMESPACE), '2ed6657d-e927-568b-95e1-2665a8aea6a2', 'and the vector after a change of namespace')
 })
 
