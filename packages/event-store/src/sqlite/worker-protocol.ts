@@ -2,8 +2,8 @@ import type { AppendOutcome, AppendRequest } from './append-request.js'
 
 /** Messages between the store (main thread) and its writer worker. */
 export type ToWorker =
-  /** The appends the main thread took in one turn of its event loop, in order: one message, not one each. */
-  | { readonly type: 'appends'; readonly items: ReadonlyArray<{ readonly id: number; readonly request: AppendRequest }> }
+  /** The appends the main thread gathered (one turn of its event loop, or up to 1 ms while the worker is busy; worker-writer.ts), in order: one message, not one each. */
+  | { readonly type: 'appends'; readonly items: readonly QueuedAppend[] }
   | { readonly type: 'max_page_count'; readonly id: number; readonly pages: number }
   | { readonly type: 'close' }
 
@@ -20,4 +20,10 @@ export interface WorkerConfig {
   readonly maxBatchSize: number
   /** `PRAGMA wal_autocheckpoint` of the write connection (SQLite's default is 1,000 pages). */
   readonly walAutocheckpointPages: number
+}
+
+/** One append on its way to the worker, under the id its outcome comes back with. */
+export interface QueuedAppend {
+  readonly id: number
+  readonly request: AppendRequest
 }

@@ -1,7 +1,7 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../errors.js'
 import { outcomeAt, type AppendOutcome, type AppendRequest } from './append-request.js'
-import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js'
+import type { FromWorker, QueuedAppend, ToWorker, WorkerConfig } from './worker-protocol.js'
 import { siblingWorkerUrl } from './worker-url.js'
 import { reportOf, type Writer, type WriterOptions } from './writer.js'
 
@@ -16,7 +16,7 @@ export class WorkerWriter implements Writer {
   readonly #options: WriterOptions
   readonly #pending = new Map<number, (outcome: AppendOutcome) => void>()
   readonly #pragmas = new Map<number, (value: number) => void>()
-  readonly #queued: Array<{ readonly id: number; readonly request: AppendRequest }> = []
+  readonly #queued: QueuedAppend[] = []
   #nextId = 1
   #broken: StoreUnavailableError | null = null
   #closed: Promise<void> | null = null

@@ -7,7 +7,7 @@ import { type MessagePort, receiveMessageOnPort, workerData } from 'node:worker_
 import type Database from 'better-sqlite3'
 import { BatchCommitter } from './batch-committer.js'
 import { ensureSchema, openConnection } from './connection.js'
-import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js'
+import type { FromWorker, QueuedAppend, ToWorker, WorkerConfig } from './worker-protocol.js'
 
 const { config, port } = workerData as { config: WorkerConfig; port: MessagePort }
 const send = (message: FromWorker): void => port.postMessage(message)
@@ -40,7 +40,7 @@ function drain(): void {
   for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) {
     inbox.push(next.message as ToWorker)
   }
-  const appends: Array<Extract<ToWorker, { type: 'appends' }>['items'][number]> = []
+  const appends: QueuedAppend[] = []
   const flush = (): void => {
     while (appends.length > 0) {
       const batch = appends.splice(0, config.maxBatchSize)
