@@ -1,12 +1,10 @@
 import { Worker } from 'node:worker_threads'
 import { siblingWorkerUrl, type EventStore } from '@waybill/event-store'
-import type { ProjectorLogger, ProjectorStatus } from '@waybill/projector'
+import { WAKE_COALESCE_MS, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
 import type { WaybillConfig } from './config.js'
 
 const WORKER_URL = siblingWorkerUrl('projector-worker', import.meta.url)
 
-/** How long a wake-up waits for more appends to join it (as the in-process projector's source does). */
-const COALESCE_MS = 50
 /** First and longest wait before a projector thread that died is started again. */
 const RESTART_MIN_MS = 500
 const RESTART_MAX_MS = 30_000
@@ -17,7 +15,6 @@ const STOP_TIMEOUT_MS = 5_000
 export type FromProjectorThread =
   | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly object: object; readonly message?: string }
   | { readonly type: 'status'; readonly status: ProjectorStatus }
-  | { readonly type: 'stopped' }
 
 /** What the main thread tells the projector thread. */
 export type ToProjectorThread = { readonly type: 'appended' } | { readonly type: 'stop' }
@@ -49,15 +46,13 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
   let restartDelay = RESTART_MIN_MS
   let restartTimer: NodeJS.Timeout | null = null
   let wakeTimer: NodeJS.Timeout | null = null
-  let running = false
 
   const start = (): void => {
     const started = new Worker(WORKER_URL, { workerData: { config } })
     worker = started
-    running = true
     started.on('message', (message: FromProjectorThread) => {
       if (message.type === 'log') log[message.level](message.object, message.message)
-      else if (message.type === 'status') {
+      else {
         last = message.status
         if (message.status.state === 'caught_up' || message.status.state === 'running') restartDelay = RESTART_MIN_MS
       }
@@ -65,7 +60,6 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
     started.on('error', (error) => log.error({ err: error }, 'projector: its thread failed'))
     started.on('exit', (code) => {
       if (worker === started) worker = null
-      running = false
       if (stopping !== null) return
       log.error({ exitCode: code, restartInMs: restartDelay }, 'projector: its thread ended; starting it again')
       restartTimer = setTimeout(() => {
@@ -81,13 +75,13 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
     wakeTimer = setTimeout(() => {
       wakeTimer = null
       worker?.postMessage({ type: 'appended' } satisfies ToProjectorThread)
-    }, COALESCE_MS)
+    }, WAKE_COALESCE_MS)
   })
   start()
 
   return {
     lag: () => last?.lag ?? 0,
-    up: () => running && last !== null && last.state !== 'retrying' && last.state !== 'stopped',
+    up: () => worker !== null && last !== null && last.state !== 'retrying' && last.state !== 'stopped',
     status: () => last,
     stop() {
       stopping ??= (async () => {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import { startProjector, storeEventSource, type EventSource, type ProjectorLogger } from '@waybill/projector'
+import { startProjector, storeEventSource, type ProjectorLogger } from '@waybill/projector'
 import { openAudit } from './audit-setup.js'
 import type { WaybillConfig } from './config.js'
 import { openStore } from './open-store.js'
@@ -24,16 +24,22 @@ const logger: ProjectorLogger = {
 // inline writer (no thread of its own) is enough.
 const opened = await openStore(config, { writer: 'inline' })
 const audit = openAudit(config)
-let wake: (() => void) | null = null
-let woken = false
-const source = wakeable(storeEventSource(opened.store))
+// This thread's store sees none of the appends: the main thread passes on its notices, already
+// coalesced, so the source wakes at once on each.
+let notice: (() => void) | null = null
+const source = storeEventSource(opened.store, {
+  coalesceMs: 0,
+  onAppended: (listener) => {
+    notice = listener
+    return () => { notice = null }
+  },
+})
 const projector = startProjector({ source, dataDir: config.dataDir, logger, audit: audit.options })
 const report = setInterval(() => send({ type: 'status', status: projector.status() }), STATUS_EVERY_MS)
 
 port.on('message', (message: ToProjectorThread) => {
   if (message.type === 'appended') {
-    if (wake === null) woken = true
-    else wake()
+    notice?.()
     return
   }
   clearInterval(report)
@@ -45,28 +51,6 @@ port.on('message', (message: ToProjectorThread) => {
     port.close()
   })
 })
-
-/** `source`, woken by the main thread's notices of appends (this thread's store sees none of them). */
-function wakeable(base: EventSource): EventSource {
-  return {
-    ...base,
-    waitForMore(timeoutMs, signal) {
-      // A notice that came while a batch was being applied: read again at once.
-      if (woken || signal.aborted) {
-        woken = false
-        return Promise.resolve()
-      }
-      const local = new AbortController()
-      const abort = (): void => local.abort()
-      signal.addEventListener('abort', abort)
-      wake = abort
-      return base.waitForMore(timeoutMs, local.signal).finally(() => {
-        signal.removeEventListener('abort', abort)
-        wake = null
-      })
-    },
-  }
-}
 
 /** A log object the structured clone keeps whole: an error becomes its name, message and stack. */
 function plain(object: object): object {

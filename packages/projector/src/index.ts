@@ -10,7 +10,7 @@ export { ReadModelWriter, ORDERS_PROJECTION, type BatchOutcome } from './orders/
 export { ReadModel, type ListFilters, type OrderFilter } from './orders/reader.js'
 export { currentGeneration, DEFAULT_READ_MODEL_FILE, POINTER_FILE } from './orders/generation.js'
 export { startProjector, LAG_COUNT_LIMIT, type Projector, type ProjectorOptions, type ProjectorStatus, type ProjectorState, type ProjectorLogger } from './runner/start-projector.js'
-export { storeEventSource, type EventSource, type PulledBatch } from './runner/event-source.js'
+export { storeEventSource, WAKE_COALESCE_MS, type EventSource, type PulledBatch, type StoreEventSourceOptions } from './runner/event-source.js'
 export { rebuildReadModel, type RebuildOptions, type RebuildProgress, type RebuildResult } from './operations/rebuild.js'
 export { verifyOrders, type VerifyOptions, type VerifyReport, type BrokenChain, type RowMismatch } from './operations/verify.js'
 export { leafBytes, eventLeafHash, type LeafEvent } from './audit/leaf.js'

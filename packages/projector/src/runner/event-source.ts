@@ -34,33 +34,55 @@ export interface EventSource {
 }
 
 /** How long a wake-up waits for more appends to join it. */
-const COALESCE_MS = 50
+export const WAKE_COALESCE_MS = 50
+
+export interface StoreEventSourceOptions {
+  /** The categories the projection reads. Default `['order']`. */
+  readonly categories?: readonly string[]
+  /** How long a wake-up waits for more appends to join it. Default `WAKE_COALESCE_MS`. */
+  readonly coalesceMs?: number
+  /** The metadata keys a projection read keeps. Default the orders projection's. */
+  readonly metadataKeys?: readonly string[]
+  /**
+   * Where notices of appends come from. Default the store's own `onAppended` (appends of this
+   * process); `waybill serve`'s projector thread passes on the main thread's.
+   */
+  readonly onAppended?: (listener: () => void) => (() => void) | undefined
+}
 
 /**
  * Reads the order category of any `EventStore`: with `readAllForProjection` when the store offers
  * it (only the columns and metadata keys the projection reads, measured ~1.5× cheaper per event
- * on a rebuild), with `readAll` otherwise. Between batches it waits for the
- * store's append notification when it has one (same process) and polls otherwise, so a
- * projector in another process still sees new events within `timeoutMs`.
+ * on a rebuild), with `readAll` otherwise. Between batches it waits for a notice of appends when
+ * it gets them (same process) and polls otherwise, so a projector in another process still sees
+ * new events within `timeoutMs`.
  */
-export function storeEventSource(store: EventStore, categories: readonly string[] = ['order'], coalesceMs = COALESCE_MS,
-  metadataKeys: readonly string[] = ORDER_METADATA_KEYS): EventSource {
+export function storeEventSource(store: EventStore, options: StoreEventSourceOptions = {}): EventSource {
+  const coalesceMs = options.coalesceMs ?? WAKE_COALESCE_MS
+  const metadataKeys = options.metadataKeys ?? ORDER_METADATA_KEYS
   let wake: (() => void) | null = null
   let pending: NodeJS.Timeout | null = null
+  // A notice that came while no one waited (a batch was being applied): the next wait does not
+  // sit out its poll for it.
+  let noticed = false
   // Under load the store commits a batch every few milliseconds; waking on each one made the
   // in-process projector run a read-model transaction per group commit, on the ingress' own
   // thread. Waiting `coalesceMs` after the first notification lets one projector batch take
   // many commits (measured by `pnpm bench`: about +40% ingress req/s), for that much more lag.
   const onAppended = (): void => {
-    if (wake === null || pending !== null) return
+    if (wake === null) {
+      noticed = true
+      return
+    }
+    if (pending !== null) return
     pending = setTimeout(() => {
       pending = null
       wake?.()
     }, coalesceMs)
   }
-  const unsubscribe = store.onAppended?.(onAppended)
+  const unsubscribe = options.onAppended !== undefined ? options.onAppended(onAppended) : store.onAppended?.(onAppended)
   const readForProjection = store.readAllForProjection?.bind(store)
-  const wanted = new Set(categories)
+  const wanted = new Set(options.categories ?? ['order'])
   // The whole log is read, not only the projection's categories, so that `through` is the last
   // position actually read (other categories are a few key events beside the orders).
   const read = readForProjection !== undefined
@@ -100,6 +122,10 @@ export function storeEventSource(store: EventStore, categories: readonly string[
         const timer = setTimeout(done, timeoutMs)
         signal.addEventListener('abort', done)
         wake = done
+        if (noticed) {
+          noticed = false
+          onAppended()
+        }
       }),
   }
 }
