@@ -72,7 +72,7 @@ export interface AppOptions {
   readonly isDraining?: () => boolean
   /** Bounds on appends in flight, on the wait for one, and on event-loop lag (503 past them). */
   readonly loadShedding?: LoadSheddingOptions
-  /** Reported as waybill_projector_lag_events when a projector runs in this process. */
+  /** Reported as waybill_projector_lag_events and waybill_projector_up when a projector runs in this process. */
   readonly projector?: ProjectorGauges
 }
 
