@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks'
 
 const root = new URL('..', import.meta.url).pathname
 // Longest first (measured wall time of each suite), so that the lanes end close together.
-const order = ['cli', 'event-store', 'ingress', 'projector', 'keys', 'console', 'domain', 'merkle', 'bench']
+const order = ['cli', 'event-store', 'http', 'projector', 'keys', 'console', 'domain', 'merkle', 'bench']
 const packages = order.filter((name) => existsSync(join(root, 'packages', name, 'test')) &&
   readdirSync(join(root, 'packages', name, 'test'), { recursive: true }).some((file) => file.endsWith('.test.ts')))
 
@@ -39,7 +39,7 @@ const failedPackages = []
 // test file on a 2-core machine, the other file's CPU would be what they measure. The
 // stall probe judges the server's own event loop (monitorEventLoopDelay in the server's process),
 // which the machine's other work hardly moves, and /healthz seen from outside only loosely.
-const ALONE = { ingress: ['test/alone/stall.e2e.ts'] }
+const ALONE = { http: ['test/alone/stall.e2e.ts'] }
 const seconds = {}
 
 const LANE_JOBS = '--jobs=2'

@@ -1,4 +1,4 @@
-import type { ServerDeps } from '@waybill/ingress'
+import type { ServerDeps } from '@waybill/http'
 import type { ReadModel } from '@waybill/projector'
 import { READ_API_SCHEMAS, readApi, type AuditApiOptions, type BlobReader } from '@waybill/projector/read-api'
 import type { EventStore } from '@waybill/event-store'

@@ -34,7 +34,7 @@ export interface ConsoleOptions {
  * Serves the built console at /console/: the few files `vite build` wrote, read once at start and
  * served from memory, so no request path ever reaches the file system. The pages need no key (the
  * key is typed into the page and sent by it to the API); they carry the console's own CSP in place
- * of the API's allow-nothing one (packages/ingress/src/plugins/security-headers.ts sets that one
+ * of the API's allow-nothing one (packages/http/src/plugins/security-headers.ts sets that one
  * first, on every answer). With no build, /console answers 404 and the log says why.
  */
 async function serveConsole(app: FastifyInstance, options: ConsoleOptions): Promise<void> {

@@ -7,7 +7,7 @@ import { CONSOLE_CSP, serveConsole } from '../src/index.js'
 
 async function appWith(root: string) {
   const app = Fastify({ logger: false })
-  // Stands in for the ingress' allow-nothing policy (packages/ingress/src/plugins/security-headers.ts).
+  // Stands in for the ingress' allow-nothing policy (packages/http/src/plugins/security-headers.ts).
   app.addHook('onRequest', async (_request, reply) => { reply.header('content-security-policy', "default-src 'none'") })
   app.get('/v1/thing', async () => ({ ok: true }))
   await app.register(serveConsole, { root })

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Fastify from 'fastify'
-import { loadTlsMaterial, TLS_DEFAULTS } from '@waybill/ingress'
+import { loadTlsMaterial, TLS_DEFAULTS } from '@waybill/http'
 
 /** The one key the bare ceiling accepts; written to `<data dir>/test-api-key` as the service's sandbox key is. */
 export const BARE_KEY = 'wb_test_barebarebare0000000000000000000000000000000000000000'

@@ -1,5 +1,5 @@
 import { openMemoryEventStore } from '@waybill/event-store'
-import { startServer, type BlobStore, type RunningServer, type ServerConfig } from '@waybill/ingress'
+import { startServer, type BlobStore, type RunningServer, type ServerConfig } from '@waybill/http'
 
 // The ingress has decoded each image and checked its type, size and sha256 before it asks for it
 // to be stored, so dropping it here skips only the write and the fsync.

@@ -12,7 +12,7 @@ import { buildApp } from '../src/index.js'
  * The delivery endpoint seen as a courier's generated client sees it: @waybill/client (generated
  * from the OpenAPI document the app serves) against the real app and a SQLite store on disk.
  * Requests go through `app.inject` (openapi-fetch takes a custom fetch): nothing here is about
- * sockets or TLS, which packages/ingress/test/*.e2e.test.ts cover.
+ * sockets or TLS, which packages/http/test/*.e2e.test.ts cover.
  */
 const dataDir = await mkdtemp(join(tmpdir(), 'waybill-client-'))
 const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })

@@ -19,7 +19,7 @@ const STALL_BUDGET_MS = 50
 const PROBE_BOUND_MS = 1000
 const PROBE_EVERY_MS = 5
 /**
- * Hostile bodies keep coming for at least this long. A refused body is read on at about 6 MiB/s (packages/ingress/src/http/read-body.ts),
+ * Hostile bodies keep coming for at least this long. A refused body is read on at about 6 MiB/s (packages/http/src/http/read-body.ts),
  * so each takes about 2.7 s and the window lasts about 5.5 s: over 1,000 probes.
  */
 const HOSTILE_FOR_MS = 3000
