@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import { openMemoryEventStore } from '@waybill/event-store'
-import health from '../src/routes/health.js'
+import health from '../src/routes/service/health.js'
 
 // A store that accepts the call and never answers: what a wedged cluster node looks like to a
 // client that gives reads no deadline.

@@ -1,5 +1,5 @@
 import { StoreUnavailableError } from '@waybill/event-store'
-import type { BlobStore } from '../http/images.js'
+import type { BlobStore } from './blobs.js'
 
 /** File-system errors that mean "no room or no disk right now", not "this request is wrong". */
 const UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE'])

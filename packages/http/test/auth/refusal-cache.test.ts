@@ -1,5 +1,5 @@
 import t from 'tap'
-import { RefusalCache } from '../src/http/refusal-cache.js'
+import { RefusalCache } from '../../src/auth/refusal-cache.js'
 
 t.test('the refusal cache answers only for keys refused lately, for its time to live, and keeps a bounded number', async (t) => {
   const cache = new RefusalCache(50, 2)

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
 import { parseApiKey, type KeyRing, type Principal } from '@waybill/keys'
-import { RefusalCache } from '../http/refusal-cache.js'
+import { RefusalCache } from './refusal-cache.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

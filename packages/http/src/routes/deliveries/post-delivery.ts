@@ -7,7 +7,7 @@ import {
 import { DeliveryRequestSchema, problemResponses, validateDelivery } from '@waybill/domain/wire'
 import { handleCommand, StreamStates, type StreamStore } from '@waybill/event-store'
 import { requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
-import type { BlobStore } from '../http/images.js'
+import type { BlobStore } from '../../store/blobs.js'
 
 function rejectionDetail(code: DomainErrorCode, orderId: string): string {
   if (code === 'not_found') return `No order ${JSON.stringify(orderId)} exists for this account`

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { LIMITS, WaybillError } from '@waybill/domain'
-import { multipartFields } from '../src/http/multipart.js'
-import { seededRandom } from './seeded-random.js'
+import { multipartFields } from '../../src/body/multipart.js'
+import { seededRandom } from '../seeded-random.js'
 
 const BOUNDARY = 'WaybillBoundary0123456789abcdef'
 const CONTENT_TYPE = `multipart/form-data; boundary=${BOUNDARY}`

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { LIMITS, WaybillError } from '@waybill/domain'
-import { urlencodedFields } from '../src/http/urlencoded.js'
-import { seededRandom } from './seeded-random.js'
+import { urlencodedFields } from '../../src/body/urlencoded.js'
+import { seededRandom } from '../seeded-random.js'
 
 const noPause = async (): Promise<void> => {}
 const fieldsOf = (text: string | Buffer) => urlencodedFields(typeof text === 'string' ? Buffer.from(text) : text, noPause)

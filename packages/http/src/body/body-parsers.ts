@@ -3,11 +3,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
-import { formFieldsToBody } from '../http/form-fields.js'
-import { checkJsonStructure } from '../http/json-structure.js'
-import { checkMultipartStructure, multipartFields } from '../http/multipart.js'
-import { readBody } from '../http/read-body.js'
-import { checkFormStructure, urlencodedFields } from '../http/urlencoded.js'
+import { formFieldsToBody } from './form-fields.js'
+import { checkJsonStructure } from './json-structure.js'
+import { checkMultipartStructure, multipartFields } from './multipart.js'
+import { readBody } from './read-body.js'
+import { checkFormStructure, urlencodedFields } from './urlencoded.js'
 
 /**
  * Zero bytes or only white space (docs/contract.md#empty-bodies), as String.prototype.trim counts

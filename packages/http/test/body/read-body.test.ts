@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { LIMITS, WaybillError } from '@waybill/domain'
-import { readBody } from '../src/http/read-body.js'
+import { readBody } from '../../src/body/read-body.js'
 
 const KiB = 1024
 

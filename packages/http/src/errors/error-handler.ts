@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError, type ErrorCode } from '@waybill/domain'
-import { MethodsByPath } from '../http/methods-by-path.js'
-import { problemFor, toWaybillError } from '../http/problem.js'
+import { MethodsByPath } from './methods-by-path.js'
+import { problemFor, toWaybillError } from './problem.js'
 
 /** Told of every problem answered, with its code and status (the error counter of /metrics). */
 export type ProblemListener = (code: ErrorCode, status: number) => void

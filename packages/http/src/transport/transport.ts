@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { exposedKeysIn, rawHead } from '../http/exposed-keys.js'
-import type { RevokeExposed } from '../http/exposure.js'
-import { insecureRefusal } from '../http/plain-http.js'
-import type { TransportCheck } from '../http/transport.js'
+import { exposedKeysIn, rawHead } from './exposed-keys.js'
+import type { RevokeExposed } from './exposure.js'
+import { insecureRefusal } from './plain-http.js'
+import type { TransportCheck } from './transport-check.js'
 
 interface TransportOptions {
   /** Whether the request came over TLS end to end (see transportCheck). */

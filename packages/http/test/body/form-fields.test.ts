@@ -1,6 +1,6 @@
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
-import { formFieldsToBody } from '../src/http/form-fields.js'
+import { formFieldsToBody } from '../../src/body/form-fields.js'
 
 const codeOf = (fn: () => unknown): string | undefined => {
   try { fn() } catch (error) { return error instanceof WaybillError ? error.code : 'other' }

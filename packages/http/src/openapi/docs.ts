@@ -3,8 +3,8 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TSchema } from 'typebox'
-import { openApiDescription } from '../http/openapi-description.js'
-import { shapeOpenApi } from '../http/openapi-shape.js'
+import { openApiDescription } from './description.js'
+import { shapeOpenApi } from './shape.js'
 
 interface DocsOptions {
   /** Schemas to name in `components.schemas`: each copy of one in the document becomes a `$ref`. */

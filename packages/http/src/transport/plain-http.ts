@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import { WaybillError } from '@waybill/domain'
 import { exposedKeysIn } from './exposed-keys.js'
 import type { RevokeExposed } from './exposure.js'
-import { problemFor, toWaybillError } from './problem.js'
+import { problemFor, toWaybillError } from '../errors/problem.js'
 
 export interface PlainHttpOptions {
   readonly revokeExposed: RevokeExposed

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { LIMITS, WaybillError } from '@waybill/domain'
-import { checkJsonStructure } from '../src/http/json-structure.js'
-import { seededRandom } from './seeded-random.js'
+import { checkJsonStructure } from '../../src/body/json-structure.js'
+import { seededRandom } from '../seeded-random.js'
 
 /** 'ok', or the detail of the bad_request the scan answers. */
 function scan(text: string | Buffer): string {
