@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +8,7 @@ import t from 'tap'
 import { streamNameFor } from '@waybill/domain'
 import { openFileBlobStore, openSqliteEventStore, type SqliteEventStore } from '@waybill/event-store'
 import { boundedAppends, startServer } from '@waybill/http'
+import { HeadStore, ReadModel } from '@waybill/projector'
 import { addBody, clientFor, completeBody, type Answer, type Client } from './https-client.js'
 import { integrityCheck } from './store-checks.js'
 import { serve } from './waybill-process.js'
@@ -138,9 +140,11 @@ t.test('disk full: 503 server_error with Retry-After, no false acknowledgment, r
   t.comment('mount -t tmpfs is not available: capping the database with max_page_count instead')
   const dir = await tempDir(t, 'maxpages')
   const store = await openSqliteEventStore({ path: join(dir, 'events.sqlite') })
+  const readModel = new ReadModel(dir)
+  const heads = HeadStore.inDataDir(dir)
   const server = await startServer({ dataDir: dir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent' },
-    { store, blobs: await openFileBlobStore(join(dir, 'blobs')) })
-  t.teardown(async () => { await server.close(); await store.close() })
+    { store, blobs: await openFileBlobStore(join(dir, 'blobs')), readModel, audit: { heads, publicKey: generateKeyPairSync('ed25519').publicKey } })
+  t.teardown(async () => { await server.close(); readModel.close(); heads.close(); await store.close() })
   const client = await clientFor(server.httpsUrl, dir)
   t.teardown(() => client.close())
   await diskFullScenario(t, client,

@@ -88,14 +88,14 @@ async function resolvedBy(specifier: string, t: { teardown(fn: () => Promise<voi
   return (await readFile(log, 'utf8')).split('\n').filter(Boolean)
 }
 
-t.test('the domain, the event store and the projector load no TypeBox module; the wire schemas and the read API do', async (t) => {
+t.test('the domain, the event store and the projector load no TypeBox module; the wire schemas and the HTTP app do', async (t) => {
   // The writer threads, waybill verify, rebuild, audit and projector import only these; TypeBox is ~700 modules, ~0.2 s.
   for (const specifier of ['@waybill/domain', '@waybill/event-store', '@waybill/projector']) {
     const resolved = await resolvedBy(specifier, t)
     t.ok(resolved.some((url) => url.endsWith('/packages/domain/dist/index.js')), `${specifier}: the hook saw the domain being loaded`)
     t.same(resolved.filter((url) => TYPEBOX_MODULE.test(url)), [], `${specifier} loads no TypeBox module`)
   }
-  for (const specifier of ['@waybill/domain/wire', '@waybill/projector/read-api']) {
+  for (const specifier of ['@waybill/domain/wire', '@waybill/http']) {
     t.ok((await resolvedBy(specifier, t)).some((url) => TYPEBOX_MODULE.test(url)), `${specifier} does load TypeBox`)
   }
 })

@@ -143,6 +143,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/{order_id}/pod": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pod image of a completed order, as stored */
+        get: operations["getOrderPod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{order_id}/signature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signature image of a completed order, as stored */
+        get: operations["getOrderSignature"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit/public-key": {
         parameters: {
             query?: never;
@@ -228,40 +262,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/orders/{order_id}/pod": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The pod image of a completed order, as stored */
-        get: operations["getOrderPod"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/orders/{order_id}/signature": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The signature image of a completed order, as stored */
-        get: operations["getOrderSignature"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -311,48 +311,6 @@ export interface components {
             event_date: string;
             event_payload: components["schemas"]["OrderAddPayload"];
         };
-        /** @description An order changes (202). */
-        OrderUpdateRequest: {
-            /**
-             * @description Name of the event.
-             * @enum {string}
-             */
-            event: "ORDER_UPDATE";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
-            event_payload: components["schemas"]["OrderUpdatePayload"];
-        };
-        /** @description An order was delivered; it is locked (202). */
-        OrderCompleteRequest: {
-            /**
-             * @description Name of the event.
-             * @enum {string}
-             */
-            event: "ORDER_COMPLETE";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
-            event_payload: components["schemas"]["OrderCompletePayload"];
-        };
-        /** @description An order was canceled; it is locked (202). */
-        OrderCanceledRequest: {
-            /**
-             * @description Name of the event.
-             * @enum {string}
-             */
-            event: "ORDER_CANCELED";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
-            event_payload: components["schemas"]["OrderCanceledPayload"];
-        };
         OrderAddPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
             order_id: string;
@@ -373,6 +331,20 @@ export interface components {
              */
             delivery_date: string;
         };
+        /** @description An order changes (202). */
+        OrderUpdateRequest: {
+            /**
+             * @description Name of the event.
+             * @enum {string}
+             */
+            event: "ORDER_UPDATE";
+            /**
+             * Format: utc-timestamp
+             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
+             */
+            event_date: string;
+            event_payload: components["schemas"]["OrderUpdatePayload"];
+        };
         OrderUpdatePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
             order_id: string;
@@ -388,6 +360,20 @@ export interface components {
              * @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
              */
             delivery_date: string;
+        };
+        /** @description An order was delivered; it is locked (202). */
+        OrderCompleteRequest: {
+            /**
+             * @description Name of the event.
+             * @enum {string}
+             */
+            event: "ORDER_COMPLETE";
+            /**
+             * Format: utc-timestamp
+             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
+             */
+            event_date: string;
+            event_payload: components["schemas"]["OrderCompletePayload"];
         };
         OrderCompletePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
@@ -407,6 +393,20 @@ export interface components {
             /** @description Name of the person who received and signed for the delivery. */
             recipient: string;
             signature?: string;
+        };
+        /** @description An order was canceled; it is locked (202). */
+        OrderCanceledRequest: {
+            /**
+             * @description Name of the event.
+             * @enum {string}
+             */
+            event: "ORDER_CANCELED";
+            /**
+             * Format: utc-timestamp
+             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
+             */
+            event_date: string;
+            event_payload: components["schemas"]["OrderCanceledPayload"];
         };
         OrderCanceledPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
@@ -502,20 +502,7 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: {
-        /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
-        "X-Request-Id": string;
-        /** @description Seconds to wait before sending the same request again */
-        "Retry-After": number;
-        /** @description The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `event_id` of its entry in GET /v1/orders/{order_id}/events */
-        "Waybill-Event-Id": string;
-        /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
-        "X-RateLimit-Limit": number;
-        /** @description Requests left in the current window */
-        "X-RateLimit-Remaining": number;
-        /** @description Seconds until the window starts again */
-        "X-RateLimit-Reset": number;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -532,7 +519,8 @@ export interface operations {
             /** @description The process answers: {"status":"ok"} */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -544,7 +532,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -554,7 +543,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -564,8 +554,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -575,7 +567,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -585,8 +578,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -607,7 +602,8 @@ export interface operations {
             /** @description The event store answers too: {"status":"ready"} */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -619,7 +615,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -629,7 +626,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -639,8 +637,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -650,7 +650,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -660,8 +661,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -685,7 +688,8 @@ export interface operations {
             /** @description The code, its usual status and its title */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -699,7 +703,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -709,7 +714,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -719,7 +725,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -729,8 +736,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -740,7 +749,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -750,8 +760,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -772,10 +784,14 @@ export interface operations {
             /** @description The key is valid: its account, id and scopes */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -794,7 +810,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -804,7 +821,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -814,7 +832,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -824,8 +843,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -835,7 +856,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -845,8 +867,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -862,7 +886,6 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A delivery event: the envelope, with the payload of its event. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DeliveryRequest"];
@@ -874,11 +897,16 @@ export interface operations {
             /** @description ORDER_ADD accepted (or an exact retry of it); empty body */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Waybill-Event-Id": components["headers"]["Waybill-Event-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `event_id` of its entry in GET /v1/orders/{order_id}/events */
+                    "Waybill-Event-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -886,11 +914,16 @@ export interface operations {
             /** @description ORDER_UPDATE, ORDER_COMPLETE or ORDER_CANCELED accepted (or an exact retry); empty body */
             202: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Waybill-Event-Id": components["headers"]["Waybill-Event-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The id of the stored event (UUID v5, deterministic: an exact retry answers the same id); the `event_id` of its entry in GET /v1/orders/{order_id}/events */
+                    "Waybill-Event-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -898,7 +931,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: no_body: The request body is empty; unknown_event: The event is missing or not one of the four known events; bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -908,7 +942,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -918,7 +953,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -928,7 +964,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -938,7 +975,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: locked: The order is completed or canceled and can no longer be modified; conflict: An order with this order_id already exists */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -948,7 +986,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: payload_too_large: The request body is too large */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -958,7 +997,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: unsupported_media_type: The content type is not supported */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -968,8 +1008,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -979,7 +1021,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -989,8 +1032,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1001,7 +1046,10 @@ export interface operations {
     };
     getOrder: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Auditor keys only, and required for them: the account to read */
+                account?: unknown;
+            };
             header?: never;
             path: {
                 order_id: string;
@@ -1010,13 +1058,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An order as the read model holds it; it trails the event log by a moment */
+            /** @description The order */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1026,7 +1078,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1036,7 +1089,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1046,7 +1100,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1056,7 +1111,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1066,8 +1122,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1077,7 +1135,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1087,8 +1146,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1108,6 +1169,8 @@ export interface operations {
                 limit?: number;
                 /** @description next_cursor of the previous page, with the same filters (limit may change) */
                 cursor?: string;
+                /** @description Auditor keys only: list this account's orders (every account's when absent) */
+                account?: unknown;
             };
             header?: never;
             path?: never;
@@ -1115,13 +1178,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of orders (from the read model), in order_id order, and the cursor of the next page */
+            /** @description A page of orders */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1131,7 +1198,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,7 +1209,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1151,7 +1220,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1161,8 +1231,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1172,7 +1244,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1182,8 +1255,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1195,6 +1270,8 @@ export interface operations {
     getOrderHistory: {
         parameters: {
             query?: {
+                /** @description Auditor keys only, and required for them: the account to read */
+                account?: unknown;
                 /** @description csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last */
                 format?: "json" | "csv";
             };
@@ -1206,13 +1283,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The order's stored events, oldest first, each with the state after it, and the verdict on its hash chain (with ?format=csv, the same as text/csv) */
+            /** @description The order's history (with ?format=csv: text/csv, one row per event, the chain verdict last) */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1222,7 +1303,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1232,7 +1314,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1242,7 +1325,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1252,7 +1336,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1262,8 +1347,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1273,7 +1360,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1283,8 +1371,242 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrderPod: {
+        parameters: {
+            query?: {
+                /** @description Auditor keys only, and required for them: the account to read */
+                account?: unknown;
+            };
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image bytes, in the media type they were sent in */
+            200: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
+            404: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrderSignature: {
+        parameters: {
+            query?: {
+                /** @description Auditor keys only, and required for them: the account to read */
+                account?: unknown;
+            };
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image bytes, in the media type they were sent in */
+            200: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
+            404: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1302,13 +1624,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Ed25519 public key that verifies the signed tree heads */
+            /** @description The public key */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,7 +1653,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1337,7 +1664,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1347,8 +1675,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1358,7 +1688,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1368,8 +1699,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1391,13 +1724,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of signed tree heads, ascending tree_size, and the cursor of the next page */
+            /** @description A page of signed tree heads */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,7 +1760,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1433,7 +1771,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1443,7 +1782,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1453,8 +1793,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1464,7 +1806,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1474,8 +1817,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1493,13 +1838,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A signed tree head (docs/audit.md#signed-tree-heads) */
+            /** @description The latest signed tree head */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1520,7 +1869,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1530,7 +1880,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1540,7 +1891,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1550,7 +1902,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1560,8 +1913,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1571,7 +1926,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1581,8 +1937,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1605,13 +1963,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The RFC 9162 consistency proof between the trees of sizes first and second */
+            /** @description The consistency proof */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1626,7 +1988,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1636,7 +1999,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1646,7 +2010,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1656,8 +2021,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1667,7 +2034,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1677,8 +2045,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1689,7 +2059,10 @@ export interface operations {
     };
     getOrderProof: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Auditor keys only, and required for them: the account to read */
+                account?: unknown;
+            };
             header?: never;
             path: {
                 order_id: string;
@@ -1698,13 +2071,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The latest signed head and, for each event of the order, its leaf and its inclusion proof against that head */
+            /** @description The order's leaves and inclusion proofs */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1738,7 +2115,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1748,7 +2126,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1758,7 +2137,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1768,7 +2148,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1778,8 +2159,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1789,7 +2172,8 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1799,208 +2183,10 @@ export interface operations {
             /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getOrderPod: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The image bytes, in the media type they were sent in */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "image/jpeg": string;
-                    "image/png": string;
-                    "image/webp": string;
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getOrderSignature: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The image bytes, in the media type they were sent in */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "image/jpeg": string;
-                    "image/png": string;
-                    "image/webp": string;
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

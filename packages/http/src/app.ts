@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerFactory } from 'fastify'
+import type { KeyObject } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerFactory } from 'fastify'
 import type { LevelWithSilent } from 'pino'
-import { LIMITS, WaybillError } from '@waybill/domain'
-import {
-  DeliveryRequestSchema, OrderAddPayloadSchema, OrderAddRequestSchema, OrderCanceledPayloadSchema,
-  OrderCanceledRequestSchema, OrderCompletePayloadSchema, OrderCompleteRequestSchema, OrderUpdatePayloadSchema,
-  OrderUpdateRequestSchema, ProblemSchema,
-} from '@waybill/domain/wire'
-import type { TSchema } from 'typebox'
-import type { EventStore } from '@waybill/event-store'
+import { LIMITS } from '@waybill/domain'
+import { serveConsole } from '@waybill/console'
+import type { BlobStore, EventStore } from '@waybill/event-store'
 import { KeyRing, redactKeyTokens } from '@waybill/keys'
+import type { HeadStore, ReadModel } from '@waybill/projector'
 import { exposureHandler } from './transport/exposure.js'
 import { logDestination, type LogDestination } from './log-destination.js'
-import type { BlobStore } from './store/blobs.js'
 import { transportCheck, type TransportCheck } from './transport/transport-check.js'
 import addressLimit, { type AddressLimitOptions } from './limits/address-limit.js'
 import auth from './auth/authenticate.js'
@@ -26,10 +22,13 @@ import { blobsWithStorageFailures } from './store/storage-failures.js'
 import rateLimit, { type RateLimitOptions } from './limits/rate-limit.js'
 import securityHeaders from './transport/security-headers.js'
 import transport, { refuseInsecure } from './transport/transport.js'
+import auditRoutes from './routes/audit/index.js'
 import deliveries from './routes/deliveries/post-delivery.js'
+import orderRoutes from './routes/orders/index.js'
 import errorDescriptions from './routes/service/errors.js'
 import health from './routes/service/health.js'
 import ping from './routes/service/ping.js'
+import { validatorCompiler } from './validation/validator-compiler.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,7 +39,11 @@ declare module 'fastify' {
 
 export interface AppOptions {
   readonly store: EventStore
-  readonly blobs: BlobStore
+  readonly blobs: Pick<BlobStore, 'put' | 'get'>
+  /** The orders read model the read routes answer from. */
+  readonly readModel: ReadModel
+  /** What the audit routes serve: the kept signed heads and the public key that verifies them. */
+  readonly audit: { readonly heads: HeadStore; readonly publicKey: KeyObject }
   /** False on a server without the sandbox: test keys are refused. Default true. */
   readonly acceptTestKeys?: boolean
   /** Where replacement keys and the test key file are written. */
@@ -59,13 +62,6 @@ export interface AppOptions {
   readonly logLevel?: LevelWithSilent
   /** Where log lines go; stdout, in a way that cannot hang the exit (log-destination.ts), unless told. */
   readonly logDestination?: LogDestination
-  /**
-   * More routes to serve behind the same key check, e.g. the projector's read API. Each is
-   * registered after authentication, so `request.principal` is set for `requireScope` (@waybill/keys).
-   */
-  readonly plugins?: readonly FastifyPluginAsync[]
-  /** The schemas of those routes to name in the OpenAPI document's components (e.g. the read API's Order). */
-  readonly openApiSchemas?: Readonly<Record<string, TSchema>>
   /** Lets the server entry put the app on its own HTTPS server (and the plain-HTTP one). */
   readonly serverFactory?: FastifyServerFactory
   /** True from the moment shutdown starts: new requests are answered 503. */
@@ -74,20 +70,6 @@ export interface AppOptions {
   readonly loadShedding?: LoadSheddingOptions
   /** Reported as waybill_projector_lag_events and waybill_projector_up when a projector runs in this process. */
   readonly projector?: ProjectorGauges
-}
-
-/** The ingress' own schemas, named in the OpenAPI document so that generated clients name their types. */
-const OPENAPI_SCHEMAS: Readonly<Record<string, TSchema>> = {
-  Problem: ProblemSchema,
-  DeliveryRequest: DeliveryRequestSchema,
-  OrderAddRequest: OrderAddRequestSchema,
-  OrderUpdateRequest: OrderUpdateRequestSchema,
-  OrderCompleteRequest: OrderCompleteRequestSchema,
-  OrderCanceledRequest: OrderCanceledRequestSchema,
-  OrderAddPayload: OrderAddPayloadSchema,
-  OrderUpdatePayload: OrderUpdatePayloadSchema,
-  OrderCompletePayload: OrderCompletePayloadSchema,
-  OrderCanceledPayload: OrderCanceledPayloadSchema,
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -123,15 +105,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
-    // Route schemas (the read API's query and path) answer bad_request naming the field, in the
-    // same words as the delivery validator, rather than Ajv's "querystring/status must be …".
-    schemaErrorFormatter: (errors) => {
-      const first = errors[0]
-      const params = (first?.params ?? {}) as { missingProperty?: string; allowedValues?: unknown[] }
-      const field = (first?.instancePath ?? '').split('/').filter(Boolean).join('.') || params.missingProperty || 'request'
-      const allowed = params.allowedValues !== undefined ? ` (${params.allowedValues.join(', ')})` : ''
-      return new WaybillError('bad_request', `${field}: ${first?.message ?? 'is invalid'}${allowed}`)
-    },
     // A path Fastify cannot decode (bad percent-encoding, a parameter past maxParamLength) is
     // refused before any hook runs; it still gets a problem body (400 bad_request), and over
     // plain HTTP it is still insecure_connection and still revokes the key it exposed.
@@ -147,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.serverFactory !== undefined ? { serverFactory: options.serverFactory } : {}),
   })
 
+  app.setValidatorCompiler(validatorCompiler)
   const keys = new KeyRing(options.store, undefined, {
     // A use that could not be recorded costs a stale "last used" in `waybill keys list`, never a request.
     onUseNotRecorded: (error, keyId) => { app.log.warn({ err: error, key_id: keyId }, 'could not record the use of an API key') },
@@ -176,11 +150,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
   await app.register(bodyParsers)
-  await app.register(docs, { schemas: { ...OPENAPI_SCHEMAS, ...options.openApiSchemas } })
+  await app.register(docs)
   await app.register(health, { store: options.store })
   await app.register(errorDescriptions)
   await app.register(ping)
   await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs) })
-  for (const plugin of options.plugins ?? []) await app.register(plugin)
+  await app.register(orderRoutes, { readModel: options.readModel, store: options.store, blobs: options.blobs })
+  await app.register(auditRoutes, { ...options.audit, readModel: options.readModel, store: options.store })
+  // The auditors' console at /console (no key; out of the OpenAPI document).
+  await app.register(serveConsole)
   return app
 }

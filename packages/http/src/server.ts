@@ -2,17 +2,13 @@ import { once } from 'node:events'
 import { mkdir } from 'node:fs/promises'
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net'
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { LevelWithSilent } from 'pino'
-import type { TSchema } from 'typebox'
 import type { WaybillError } from '@waybill/domain'
-import type { EventStore } from '@waybill/event-store'
 import { ensureSandboxKey, type SandboxKey } from '@waybill/keys'
-import { buildApp } from './app.js'
+import { buildApp, type AppOptions } from './app.js'
 import { exposureHandler } from './transport/exposure.js'
-import type { BlobStore } from './store/blobs.js'
 import { listenMetrics } from './metrics/metrics-listener.js'
-import type { ProjectorGauges } from './metrics/metrics.js'
 import { answerPlainHttp } from './transport/plain-http.js'
 import { divertPlainHttp } from './transport/tls-sniff.js'
 import type { AddressLimitOptions } from './limits/address-limit.js'
@@ -45,16 +41,8 @@ export interface ServerConfig {
   readonly handshakeTimeoutMs?: number
 }
 
-export interface ServerDeps {
-  readonly store: EventStore
-  readonly blobs: BlobStore
-  /** Extra routes behind the key check (the projector's read API). */
-  readonly plugins?: readonly FastifyPluginAsync[]
-  /** Their schemas to name in the OpenAPI document. */
-  readonly openApiSchemas?: Readonly<Record<string, TSchema>>
-  /** The projector's lag (its thread, in `waybill serve`), for /metrics. */
-  readonly projector?: ProjectorGauges
-}
+/** What the app serves from: the store, the images, the read model and the audit log's heads and key. */
+export type ServerDeps = Pick<AppOptions, 'store' | 'blobs' | 'readModel' | 'audit' | 'projector'>
 
 export interface RunningServer {
   readonly app: FastifyInstance
@@ -95,17 +83,13 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   let draining = false
   let https: HttpsServer | null = null
   const app = await buildApp({
-    store: deps.store,
-    blobs: deps.blobs,
+    ...deps,
     dataDir: config.dataDir,
     trustProxy: config.trustProxy,
     logLevel: config.logLevel,
     acceptTestKeys: config.sandboxKey ?? true,
     ...(config.rateLimit !== undefined ? { rateLimit: config.rateLimit } : {}),
     ...(config.addressLimit !== undefined ? { addressLimit: config.addressLimit } : {}),
-    ...(deps.plugins !== undefined ? { plugins: deps.plugins } : {}),
-    ...(deps.openApiSchemas !== undefined ? { openApiSchemas: deps.openApiSchemas } : {}),
-    ...(deps.projector !== undefined ? { projector: deps.projector } : {}),
     ...(config.loadShedding !== undefined ? { loadShedding: config.loadShedding } : {}),
     isDraining: () => draining,
     serverFactory: (handler) => {

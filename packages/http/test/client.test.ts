@@ -7,6 +7,7 @@ import { streamNameFor } from '@waybill/domain'
 import { DELIVERY_EXAMPLES } from '@waybill/domain/wire'
 import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
 import { buildApp } from '../src/index.js'
+import { openReadSide } from './helpers/read-side.js'
 
 /*
  * The delivery endpoint seen as a courier's generated client sees it: @waybill/client (generated
@@ -19,9 +20,11 @@ const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') 
 const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
 // Load shedding lifted: this file is about the client, and a machine busy with other suites can
 // hold the event loop past the default bound, which would answer 503 here.
-const app = await buildApp({ store, blobs, dataDir, logLevel: 'silent', isSecure: () => true, loadShedding: { maxEventLoopDelayMs: 60_000, appendTimeoutMs: 60_000 } })
+const readSide = openReadSide(dataDir)
+const app = await buildApp({ store, blobs, readModel: readSide.readModel, audit: readSide.audit, dataDir, logLevel: 'silent', isSecure: () => true, loadShedding: { maxEventLoopDelayMs: 60_000, appendTimeoutMs: 60_000 } })
 t.teardown(async () => {
   await app.close()
+  readSide.close()
   await store.close()
   await rm(dataDir, { recursive: true, force: true })
 })
@@ -73,8 +76,10 @@ t.test('each of the four events, as the document gives them, is accepted with th
   t.equal(retry.response.status, 201, 'an exact retry answers its original status')
   t.equal(retry.response.headers.get('waybill-event-id'), ids[0], '… and the id of the event stored the first time')
 
-  const order = await client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: 'ORD-20260302-0042' } } })
-  t.equal(order.response.status, 404, 'the read API is not mounted on this app (waybill serve mounts it)')
+  // The same app serves the reads: the order's history, straight from the event store.
+  const history = await client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: 'ORD-20260302-0042' } } })
+  t.equal(history.response.status, 200)
+  t.same(history.data?.events.map((event) => event.event_id), ids.slice(0, 3), 'the history names the events the answers named')
 })
 
 t.test('a form body from the client, with base64 percent-encoded, is accepted', async (t) => {

@@ -1,11 +1,11 @@
 import { connect as connectTcp } from 'node:net'
 import { connect as connectTls, type ConnectionOptions } from 'node:tls'
-import { readFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import t from 'tap'
-import { WaybillError } from '@waybill/domain'
-import { StoreUnavailableError } from '@waybill/event-store'
 import { generateApiKey } from '@waybill/keys'
-import { addBody, orderId } from './fixtures.js'
+import { addBody, completeBody, orderId, PNG } from './fixtures.js'
 import { startTestServer } from './harness.js'
 
 /** Whether a TLS handshake with these client options succeeds against the server. */
@@ -62,20 +62,30 @@ t.test('headers: HSTS, nosniff, a CSP that allows nothing, no-store on order dat
 })
 
 t.test('a 5xx never carries its detail: a 500 says its title, a 503 that it passes', async (t) => {
-  const s = await startTestServer(t, {
-    plugins: [async (app) => {
-      app.get('/v1/boom', async () => { throw new WaybillError('server_error', 'blob 9f86d0 is missing from /var/lib/waybill/blobs') })
-      app.get('/v1/away', async () => { throw new StoreUnavailableError('SQLITE_FULL at /var/lib/waybill/events.sqlite') })
-    }],
-  })
-  const boom = await s.send('GET', '/v1/boom')
+  // An image whose blob is gone from the disk: the log names the blob, the client gets the title.
+  const s = await startTestServer(t)
+  const id = orderId('blob')
+  t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
+  const completed = completeBody(id)
+  t.equal((await s.json('/v1/deliveries', completed)).status, 202)
+  await s.project()
+  const sha = createHash('sha256').update(PNG).digest('hex')
+  await rm(join(s.dataDir, 'blobs', sha.slice(0, 2), sha.slice(2)))
+  const boom = await s.send('GET', `/v1/orders/${id}/pod`)
   t.equal(boom.status, 500)
   t.equal(boom.json.detail, 'Internal server error')
-  t.notMatch(boom.text, /blob|var\/lib/)
-  const away = await s.send('GET', '/v1/away')
+  t.notMatch(boom.text, new RegExp(`${sha}|blobs`))
+
+  // A full disk (SQLite's own cap on the file): the append fails with SQLITE_FULL and the file's path.
+  // (The cap takes effect once the pages the file has are used up.)
+  await s.store.setMaxPageCount(1)
+  let away = await s.json('/v1/deliveries', addBody(orderId('full')))
+  for (let sent = 1; away.status === 201 && sent < 2000; sent += 1) away = await s.json('/v1/deliveries', addBody(orderId('full')))
   t.equal(away.status, 503)
   t.match(away.headers['retry-after'], /^\d+$/)
-  t.notMatch(away.text, /SQLITE|var\/lib/)
+  t.notMatch(away.text, /SQLITE|full|events\.sqlite/i)
+  t.notMatch(away.text, s.dataDir)
+  await s.store.setMaxPageCount(1 << 30)
 })
 
 t.test('requests are limited per client address before any key is looked at', async (t) => {

@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FastifyPluginAsync } from 'fastify'
 import { Agent, request as undiciRequest } from 'undici'
-import { openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
+import { openFileBlobStore, openSqliteEventStore, type SqliteEventStore } from '@waybill/event-store'
 import { KeyRing, type Scope } from '@waybill/keys'
 import { startServer, type LoadSheddingOptions, type RunningServer } from '../src/index.js'
+import { openReadSide, projectAll, type ReadSide } from './helpers/read-side.js'
 
 export interface Reply {
   readonly status: number
@@ -26,7 +26,10 @@ interface SendOptions {
 export interface TestServer {
   readonly server: RunningServer
   readonly dataDir: string
+  readonly store: SqliteEventStore
   readonly keys: KeyRing
+  /** The read model, heads and signing key the server reads. */
+  readonly readSide: ReadSide
   readonly testKey: string
   /** An HTTPS request to the server; `key` defaults to the sandbox test key. */
   send(method: string, path: string, options?: SendOptions): Promise<Reply>
@@ -35,6 +38,8 @@ export interface TestServer {
   json(path: string, body: unknown, key?: string | null): Promise<Reply>
   /** A fresh live key for an account with the given scopes. */
   newKey(account: string, scopes: readonly Scope[]): Promise<string>
+  /** Runs the projector until the read model holds every event stored so far. */
+  project(): Promise<void>
 }
 
 interface Teardown {
@@ -47,8 +52,6 @@ export interface TestServerOptions {
   readonly addressLimit?: { max: number; windowMs: number }
   readonly maxConnections?: number
   readonly handshakeTimeoutMs?: number
-  /** Extra routes behind the key check, as `waybill serve` mounts the read API. */
-  readonly plugins?: readonly FastifyPluginAsync[]
   /** WAYBILL_TRUST_PROXY: the test client connects from 127.0.0.1. */
   readonly trustProxy?: readonly string[]
   /** The load-shedding bounds, for a test whose requests are heavy on purpose. */
@@ -56,9 +59,10 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(t: Teardown, options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-ingress-'))
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-http-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
   const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
+  const readSide = openReadSide(dataDir)
   const server = await startServer({
     dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: options.trustProxy ?? [], logLevel: 'silent',
     metrics: { host: '127.0.0.1', port: 0 },
@@ -67,12 +71,13 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
     ...(options.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
     ...(options.loadShedding !== undefined ? { loadShedding: options.loadShedding } : {}),
-  }, { store, blobs, ...(options.plugins !== undefined ? { plugins: options.plugins } : {}) })
+  }, { store, blobs, readModel: readSide.readModel, audit: readSide.audit })
   const cert = await readFile(server.certPath, 'utf8')
   const agent = new Agent({ connect: { ca: cert } })
   const plainAgent = new Agent()
   t.teardown(async () => {
     await server.close()
+    readSide.close()
     await store.close()
     await agent.close()
     await plainAgent.close()
@@ -95,12 +100,13 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
   }
   const send = sendVia(server.httpsUrl, agent)
   return {
-    server, dataDir, keys, testKey, send,
+    server, dataDir, store, keys, readSide, testKey, send,
     sendPlain: sendVia(`http://127.0.0.1:${server.httpPort}`, plainAgent),
     json: (path, body, key) => send('POST', path, {
       body: JSON.stringify(body), contentType: 'application/json', ...(key !== undefined ? { key } : {}),
     }),
     newKey: async (account, scopes) => (await keys.issue({ account, scopes })).key,
+    project: () => projectAll(store, dataDir),
   }
 }
 

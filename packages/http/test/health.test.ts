@@ -1,20 +1,31 @@
-import Fastify from 'fastify'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
-import { openMemoryEventStore } from '@waybill/event-store'
-import health from '../src/routes/service/health.js'
+import { openFileBlobStore, openMemoryEventStore } from '@waybill/event-store'
+import { buildApp } from '../src/index.js'
+import { openReadSide } from './helpers/read-side.js'
 
 // A store that accepts the call and never answers: what a wedged cluster node looks like to a
 // client that gives reads no deadline.
 t.test('/readyz answers 503 within its own deadline when the store never answers', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-health-'))
   const store = { ...openMemoryEventStore(), headPosition: () => new Promise<never>(() => undefined) }
-  const app = Fastify()
-  await app.register(health, { store, readyTimeoutMs: 150 })
-  t.teardown(() => app.close())
+  const readSide = openReadSide(dataDir)
+  const app = await buildApp({
+    store, blobs: await openFileBlobStore(join(dataDir, 'blobs')), readModel: readSide.readModel, audit: readSide.audit,
+    dataDir, logLevel: 'silent', isSecure: () => true,
+  })
+  t.teardown(async () => {
+    await app.close()
+    readSide.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
   const started = Date.now()
   const response = await app.inject({ method: 'GET', url: '/readyz' })
-  // The app's error handler turns this WaybillError into 503 with Retry-After (errors.e2e); bare Fastify says 5xx.
-  t.ok(response.statusCode >= 500, `status ${response.statusCode}`)
-  t.match(response.body, /does not answer/)
-  t.ok(Date.now() - started < 1_500, `answered in ${Date.now() - started} ms`)
+  t.equal(response.statusCode, 503)
+  t.match(response.headers['retry-after'], /^\d+$/)
+  t.equal(response.json().code, 'server_error')
+  t.ok(Date.now() - started < 3_500, `answered in ${Date.now() - started} ms (the deadline is 2 s)`)
   t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'liveness does not touch the store')
 })

@@ -1,13 +1,12 @@
 /**
  * The projector: the fold and the orders read model, the run loop, rebuild and verify, the audit
- * tree and its signed heads. The HTTP read API is its own entry, `@waybill/projector/read-api`:
- * its route schemas are TypeBox (~700 modules, ~0.2 s to load), which `waybill verify`,
- * `rebuild`, `audit` and `projector` have no use for.
+ * tree and its signed heads, and their query API (no HTTP: the routes are @waybill/http's).
  */
 export { evolveOrderRow, type ProjectedEvent } from './orders/fold.js'
 export type { OrderRow } from './orders/order-row.js'
 export { ReadModelWriter, ORDERS_PROJECTION, type BatchOutcome } from './orders/writer.js'
-export { ReadModel, type ListFilters, type OrderFilter } from './orders/reader.js'
+export { ReadModel, type ListFilters, type OrderFilter, type AuditPosition } from './orders/reader.js'
+export { timestampKey } from './orders/timestamp-key.js'
 export { currentGeneration, DEFAULT_READ_MODEL_FILE, POINTER_FILE } from './orders/generation.js'
 export { startProjector, LAG_COUNT_LIMIT, type Projector, type ProjectorOptions, type ProjectorStatus, type ProjectorState, type ProjectorLogger } from './runner/start-projector.js'
 export { storeEventSource, WAKE_COALESCE_MS, type EventSource, type PulledBatch, type StoreEventSourceOptions } from './runner/event-source.js'

@@ -1,9 +1,11 @@
-import { openMemoryEventStore } from '@waybill/event-store'
-import { startServer, type BlobStore, type RunningServer, type ServerConfig } from '@waybill/http'
+import { generateKeyPairSync } from 'node:crypto'
+import { openMemoryEventStore, type BlobStore } from '@waybill/event-store'
+import { startServer, type RunningServer, type ServerConfig } from '@waybill/http'
+import { HeadStore, ReadModel } from '@waybill/projector'
 
-// The ingress has decoded each image and checked its type, size and sha256 before it asks for it
+// The app has decoded each image and checked its type, size and sha256 before it asks for it
 // to be stored, so dropping it here skips only the write and the fsync.
-const dropImages: BlobStore = { put: async () => undefined }
+const dropImages: Pick<BlobStore, 'put' | 'get'> = { put: async () => undefined, get: async () => null }
 
 /**
  * The benchmark's ceiling: `startServer`, the same app on the same code paths as `waybill serve`
@@ -14,11 +16,18 @@ const dropImages: BlobStore = { put: async () => undefined }
  */
 export async function startCeilingServer(config: ServerConfig): Promise<RunningServer> {
   const store = openMemoryEventStore()
-  const server = await startServer(config, { store, blobs: dropImages })
+  // The read routes are not benchmarked: an empty read model (opened only if asked) and no heads.
+  const readModel = new ReadModel(config.dataDir)
+  const heads = new HeadStore(':memory:')
+  const server = await startServer(config, {
+    store, blobs: dropImages, readModel, audit: { heads, publicKey: generateKeyPairSync('ed25519').publicKey },
+  })
   return {
     ...server,
     close: async () => {
       await server.close()
+      readModel.close()
+      heads.close()
       await store.close()
     },
   }

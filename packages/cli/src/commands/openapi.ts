@@ -6,7 +6,6 @@ import { openFileBlobStore, openMemoryEventStore } from '@waybill/event-store'
 import { buildApp, openApiDocument } from '@waybill/http'
 import { HeadStore, ReadModel } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
-import { readApiPlugins } from '../read-api-plugin.js'
 
 const HELP = `Usage: waybill openapi
 
@@ -32,7 +31,7 @@ export const command: CliCommand = {
     const heads = HeadStore.inDataDir(dir)
     const { publicKey } = generateKeyPairSync('ed25519')
     try {
-      const app = await buildApp({ store, blobs, dataDir: dir, logLevel: 'silent', ...readApiPlugins(readModel, store, blobs, { heads, publicKey }) })
+      const app = await buildApp({ store, blobs, readModel, audit: { heads, publicKey }, dataDir: dir, logLevel: 'silent' })
       await app.ready()
       process.stdout.write(`${JSON.stringify(openApiDocument(app), null, 2)}\n`)
       await app.close()

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { serveConsole } from '@waybill/console'
-import { startServer, type ServerDeps } from '@waybill/http'
+import { startServer } from '@waybill/http'
 import { KeyRing } from '@waybill/keys'
 import { ReadModel } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
@@ -10,7 +9,6 @@ import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
 import { startProjectorThread, type ProjectorThread } from '../projector-thread.js'
-import { readApiPlugins } from '../read-api-plugin.js'
 import { closeOnSignals } from '../shutdown.js'
 import { openAudit } from '../audit-setup.js'
 import { explainStartError } from '../start-errors.js'
@@ -69,9 +67,9 @@ export const command: CliCommand = {
       }, {
         store: opened.store,
         blobs: opened.blobs,
+        readModel,
+        audit: { heads: audit.heads, publicKey: audit.key.publicKey },
         ...(withProjector ? { projector: { lag: () => projector?.lag() ?? 0, up: () => projector?.up() ?? false } } : {}),
-        // The projector's read API, behind the same key check; the auditors' console at /console.
-        ...withConsole(readApiPlugins(readModel, opened.store, opened.blobs, { heads: audit.heads, publicKey: audit.key.publicKey })),
       })
     } catch (error) {
       readModel.close()
@@ -121,9 +119,4 @@ async function waitingReplacements(keys: KeyRing, dataDir: string): Promise<stri
   const active = await Promise.all(names.map(async (keyId) => (await keys.get(keyId))?.state === 'active'))
   const waiting = active.filter(Boolean).length
   return waiting === 0 ? [] : [`waybill: ${waiting} replacement key(s) wait in ${dir} for hand-over to their couriers (\`waybill keys list\` shows which)`]
-}
-
-/** The read API's plugins and, after them, the auditors' console at /console (no key; out of OpenAPI). */
-function withConsole<Deps extends { readonly plugins: NonNullable<ServerDeps['plugins']> }>(deps: Deps): Deps {
-  return { ...deps, plugins: [...deps.plugins, async (app) => { await app.register(serveConsole) }] }
 }

@@ -37,6 +37,7 @@ interface AuthOptions {
 async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
   const refusals = new RefusalCache()
   app.decorateRequest('principal', null)
+  app.decorateRequest('reader', null)
   app.addHook('onRequest', async (request) => {
     if (options.isDraining()) {
       throw new WaybillError('server_error', 'The server is shutting down; retry',

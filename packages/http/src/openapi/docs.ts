@@ -2,17 +2,13 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { TSchema } from 'typebox'
 import { openApiDescription } from './description.js'
-import { shapeOpenApi } from './shape.js'
-
-interface DocsOptions {
-  /** Schemas to name in `components.schemas`: each copy of one in the document becomes a `$ref`. */
-  readonly schemas: Readonly<Record<string, TSchema>>
-}
+import { registerComponents } from './components.js'
+import { withRequestMedia } from './request-media.js'
 
 /** The OpenAPI document, generated from the route schemas, and its UI at /docs (no key needed). */
-async function docs(app: FastifyInstance, options: DocsOptions): Promise<void> {
+async function docs(app: FastifyInstance): Promise<void> {
+  registerComponents(app)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -36,7 +32,9 @@ async function docs(app: FastifyInstance, options: DocsOptions): Promise<void> {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'The API key issued to the courier (`waybill keys create`)' } },
       },
     },
-    transformObject: (document) => 'openapiObject' in document ? shapeOpenApi(document.openapiObject, options.schemas) : document.swaggerObject,
+    // A registered schema is named in components.schemas by its $id (components.ts).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
+    transformObject: (document) => 'openapiObject' in document ? withRequestMedia(document.openapiObject) : document.swaggerObject,
   })
   await app.register(async (ui) => {
     ui.addHook('onRoute', (route) => {

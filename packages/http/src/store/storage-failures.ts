@@ -1,5 +1,4 @@
-import { StoreUnavailableError } from '@waybill/event-store'
-import type { BlobStore } from './blobs.js'
+import { StoreUnavailableError, type BlobStore } from '@waybill/event-store'
 
 /** File-system errors that mean "no room or no disk right now", not "this request is wrong". */
 const UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE'])
@@ -8,11 +7,11 @@ const UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFI
  * Image writes that fail for lack of space or a failing disk become StoreUnavailableError, so
  * they answer a retryable 503 like the event store's own SQLITE_FULL, not a bare 500.
  */
-export function blobsWithStorageFailures(inner: BlobStore): BlobStore {
+export function blobsWithStorageFailures(inner: Pick<BlobStore, 'put'>): Pick<BlobStore, 'put'> {
   return {
     put: async (bytes, sha256) => {
       try {
-        return await inner.put(bytes, sha256)
+        await inner.put(bytes, sha256)
       } catch (error) {
         const code = (error as NodeJS.ErrnoException | null)?.code
         if (code !== undefined && UNAVAILABLE.has(code)) {

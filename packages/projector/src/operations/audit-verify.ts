@@ -1,10 +1,9 @@
 import { createHash, type KeyObject } from 'node:crypto'
 import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
-import { verifyStreamChain, type EventStore, type Position } from '@waybill/event-store'
+import { verifyStreamChain, type BlobStore, type EventStore, type Position } from '@waybill/event-store'
 import { CompactRange, toHex, verifyTreeHead, type SignedTreeHead } from '@waybill/merkle'
 import { eventLeafHash } from '../audit/leaf.js'
 import type { MerkleReader } from '../audit/merkle-tables.js'
-import type { BlobReader } from '../read-api/routes.js'
 
 /** Where a leaf stands in the log, by order: what an auditor looks up. */
 export interface LeafName {
@@ -36,7 +35,7 @@ export interface AuditVerifyReport {
 
 export interface AuditVerifyOptions {
   readonly store: EventStore
-  readonly blobs: BlobReader
+  readonly blobs: Pick<BlobStore, 'get'>
   /** The key every head must be signed by. */
   readonly publicKey: KeyObject
   /** The heads this data directory kept. */

@@ -1,13 +1,15 @@
-import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify'
 import {
   deliveryImages, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand, WaybillError,
-  type DomainErrorCode, type OrderState,
+  type DomainErrorCode, type OrderState, type ValidDelivery, type WireEvent,
 } from '@waybill/domain'
-import { DeliveryRequestSchema, problemResponses, validateDelivery } from '@waybill/domain/wire'
-import { handleCommand, StreamStates, type StreamStore } from '@waybill/event-store'
-import { requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
-import type { BlobStore } from '../../store/blobs.js'
+import { DeliveryRequestSchema, validateDelivery } from '@waybill/domain/wire'
+import { handleCommand, StreamStates, type BlobStore, type StreamStore } from '@waybill/event-store'
+import { requirePrincipal, requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
+import { operation } from '../../openapi/operation.js'
+import { ref } from '../../openapi/ref.js'
+import { accepted, problems } from '../../openapi/responses.js'
+import { deliveryExamples } from './examples.js'
 
 function rejectionDetail(code: DomainErrorCode, orderId: string): string {
   if (code === 'not_found') return `No order ${JSON.stringify(orderId)} exists for this account`
@@ -20,57 +22,83 @@ const EVENT_ID_HEADER = 'waybill-event-id'
 
 export interface DeliveriesRouteOptions {
   readonly store: StreamStore
-  readonly blobs: BlobStore
+  readonly blobs: Pick<BlobStore, 'put'>
 }
 
 /**
- * POST /v1/deliveries. Fastify does not validate the body against the schema (the schema is for
- * the OpenAPI document): its validation would answer before the scope check, and docs/contract.md#order-of-checks
- * puts unknown_event and api_key_forbidden before payload validation. The checks run here in
- * that order instead.
+ * The checks between parsing and validation, in the contract's order
+ * (docs/contract.md#order-of-checks): a body at all (no_body), an event name the service knows
+ * (unknown_event), then the key's scope for that event (api_key_forbidden).
  */
+const eventAndScope: preValidationHookHandler = (request, _reply, done) => {
+  try {
+    const body: unknown = request.body
+    // Fastify skips parsing when a request announces no body at all.
+    if (body === undefined) throw new WaybillError('no_body', 'The request body is empty')
+    const named = readEventName(body)
+    if (!named.ok) throw named.error
+    requireScope(request.principal, SCOPE_FOR_EVENT[named.event])
+    done()
+  } catch (error) {
+    done(error as Error)
+  }
+}
+
+/**
+ * The delivery body's validator: the schema of the event the body names (one compiled TypeBox
+ * schema per event, `validateDelivery`), not the union the document shows, so a refusal names
+ * the fields of that event. It runs after `eventAndScope`, so the body is an object whose own
+ * `event` is one of the four. It hands the route the valid delivery, images decoded.
+ */
+function deliveryValidator() {
+  return (body: Record<string, unknown> & { readonly event: WireEvent }) => {
+    const valid = validateDelivery(body.event, body)
+    return valid.ok ? { value: valid.value } : { error: valid.error }
+  }
+}
+
+/** The body types a delivery may come in (docs/contract.md#body-content-types), each read into the same shape. */
+const BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'] as const
+const body = ref<typeof DeliveryRequestSchema>('DeliveryRequest')
+
+/** POST /v1/deliveries: one delivery event, decided on the order's stream and appended. */
 export default async function deliveries(app: FastifyInstance, options: DeliveriesRouteOptions): Promise<void> {
   // The orders this instance last wrote, so that the next event of an order (and a new order's
   // first) is decided without reading its stream: the append's expected revision still makes
   // the store the judge (handleCommand), whatever other instances do.
   const states = new StreamStates<OrderState>()
   app.post('/v1/deliveries', {
-    validatorCompiler: () => () => true,
-    schema: {
-      operationId: 'sendDelivery',
+    preValidation: eventAndScope,
+    validatorCompiler: deliveryValidator,
+    schema: operation({
+      id: 'sendDelivery', tags: ['deliveries'], keyed: true,
       summary: 'Send one delivery event (ORDER_ADD, ORDER_UPDATE, ORDER_COMPLETE, ORDER_CANCELED)',
       description: [
         'Accepts application/json, application/x-www-form-urlencoded (event_payload[field]=…, every value percent-encoded: a `+` in base64 must be sent as %2B)',
         'and multipart/form-data with the same field names. Success answers have an empty body and carry the stored event\'s id in `Waybill-Event-Id`;',
         'an exact retry of an accepted event answers the same status and id. A refused payload lists every wrong field in the problem\'s `errors`, each with a JSON pointer.',
       ].join(' '),
-      tags: ['deliveries'],
-      security: [{ apiKey: [] }],
-      consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
-      body: DeliveryRequestSchema,
+    }, {
+      body: { content: Object.fromEntries(BODY_TYPES.map((type) => [type, { schema: body }])) },
+      // One example per event, in the order "Try it out" accepts them (openapi/request-media.ts).
+      'x-request-examples': deliveryExamples(),
       response: {
-        201: Type.Null({ description: 'ORDER_ADD accepted (or an exact retry of it); empty body' }),
-        202: Type.Null({ description: 'ORDER_UPDATE, ORDER_COMPLETE or ORDER_CANCELED accepted (or an exact retry); empty body' }),
-        ...problemResponses(
+        201: accepted('ORDER_ADD accepted (or an exact retry of it); empty body'),
+        202: accepted('ORDER_UPDATE, ORDER_COMPLETE or ORDER_CANCELED accepted (or an exact retry); empty body'),
+        ...problems(
           ['no_body', 'unknown_event', 'bad_request', 'not_found', 'locked', 'conflict', 'payload_too_large', 'unsupported_media_type'],
           { keyed: true },
         ),
       },
-    },
+    }),
   }, async (request, reply) => {
-    const body: unknown = request.body
-    // Fastify skips parsing when a request announces no body at all.
-    if (body === undefined) throw new WaybillError('no_body', 'The request body is empty')
-    const named = readEventName(body)
-    if (!named.ok) throw named.error
-    const principal = requireScope(request.principal, SCOPE_FOR_EVENT[named.event])
-    const valid = validateDelivery(named.event, named.body)
-    if (!valid.ok) throw valid.error
+    const principal = requirePrincipal(request.principal)
+    const valid = (request as FastifyRequest & { body: ValidDelivery }).body
 
     // Images are durable before the event that refers to them is appended.
-    for (const image of deliveryImages(valid.value)) await options.blobs.put(image.bytes, image.sha256)
+    for (const image of deliveryImages(valid)) await options.blobs.put(image.bytes, image.sha256)
 
-    const command = toCommand(principal.account, valid.value)
+    const command = toCommand(principal.account, valid)
     const result = await handleCommand(options.store, streamNameFor(principal.account, command.data.order_id), orderDecider, command, {
       metadata: {
         received_at: new Date().toISOString(),

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { WaybillError } from '@waybill/domain'
-import { problemResponses } from '@waybill/domain/wire'
 import type { EventStore } from '@waybill/event-store'
+import { operation } from '../../openapi/operation.js'
+import { json, problems } from '../../openapi/responses.js'
 
 /**
  * Probes for deployments, without a key: /healthz says the process answers, /readyz that the
@@ -16,13 +17,13 @@ const READY_TIMEOUT_MS = 2_000
 
 export default async function health(app: FastifyInstance, options: { readonly store: EventStore; readonly readyTimeoutMs?: number }): Promise<void> {
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS
-  const probe = (description: string) => ({
-    tags: ['service'], response: { 200: Type.Object({ status: Type.String() }, { description }), ...problemResponses([], { keyed: false }) },
+  const probe = (id: string, summary: string, description: string) => operation({ id, summary, tags: ['service'], keyed: false }, {
+    response: { 200: json(Type.Object({ status: Type.String() }), description, { rateLimited: false }), ...problems([], { keyed: false }) },
   })
-  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { operationId: 'getLiveness', summary: 'Liveness', ...probe('The process answers: {"status":"ok"}') } },
+  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: probe('getLiveness', 'Liveness', 'The process answers: {"status":"ok"}') },
     async () => ({ status: 'ok' }))
   app.get('/readyz', { config: { public: true, rateLimit: false },
-    schema: { operationId: 'getReadiness', summary: 'Readiness: the event store answers', ...probe('The event store answers too: {"status":"ready"}') } },
+    schema: probe('getReadiness', 'Readiness: the event store answers', 'The event store answers too: {"status":"ready"}') },
     async () => {
       let timer: NodeJS.Timeout | undefined
       try {

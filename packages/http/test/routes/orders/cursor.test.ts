@@ -1,6 +1,6 @@
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
-import { decodeAuditCursor, decodeCursor, encodeAuditCursor, encodeCursor } from '../../src/read-api/cursor.js'
+import { decodeAuditCursor, decodeCursor, encodeAuditCursor, encodeCursor } from '../../../src/routes/orders/cursor.js'
 
 const pending = { status: 'pending' } as const
 const rejected = (cursor: string, filters: object, detail: RegExp) => {

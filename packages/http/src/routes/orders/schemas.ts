@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ORDER_STATUSES } from '@waybill/domain'
+import { ref } from '../../openapi/ref.js'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -42,6 +43,15 @@ export const OrderParams = Type.Object({
   order_id: Type.String({ minLength: 1, maxLength: 128 }),
 })
 
+/**
+ * The account an auditor key reads (docs/contract.md#auditor-keys). Checked by the route, not by
+ * the schema: an ordinary key's `account` is ignored on the one-order routes, whatever it holds.
+ */
+const AuditedAccount = Type.Optional(Type.Unsafe<unknown>({ description: 'Auditor keys only, and required for them: the account to read' }))
+
+/** The one-order routes' query: nothing but an auditor's account. */
+export const OneOrderQuery = Type.Object({ account: AuditedAccount })
+
 export const ListQuery = Type.Object({
   // An enum, not a union of literals: a bad value is then one error naming the allowed values.
   status: Type.Optional(Type.Enum([...ORDER_STATUSES])),
@@ -53,19 +63,21 @@ export const ListQuery = Type.Object({
   })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'next_cursor of the previous page, with the same filters (limit may change)' })),
+  account: Type.Optional(Type.Unsafe<unknown>({ description: 'Auditor keys only: list this account\'s orders (every account\'s when absent)' })),
 })
 
 export const OrderListSchema = Type.Object({
-  orders: Type.Array(OrderSchema),
+  orders: Type.Array(ref<typeof OrderSchema>('Order')),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page, with the same filters; null on the last' }),
 }, { description: 'A page of orders (from the read model), in order_id order, and the cursor of the next page' })
 
 export const HistoryQuery = Type.Object({
+  account: AuditedAccount,
   format: Type.Optional(Type.Enum(['json', 'csv'], { description: 'csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last' })),
 })
 
 /** One event of an order's history: an auditor's record of it. */
-const HistoryEntrySchema = Type.Object({
+export const HistoryEntrySchema = Type.Object({
   event_id: Type.String({ description: 'The event id (UUID v5, deterministic); the Waybill-Event-Id header of the answer that stored it' }),
   stream: Type.String({ description: 'The order\'s stream, order-<account>-<order_id>' }),
   type: Type.String(),
@@ -85,20 +97,9 @@ const HistoryEntrySchema = Type.Object({
 export const HistorySchema = Type.Object({
   account: AuditOnly('The order\'s account'),
   order_id: Type.String(),
-  events: Type.Array(HistoryEntrySchema),
+  events: Type.Array(ref<typeof HistoryEntrySchema>('HistoryEntry')),
   chain: Type.Union([
     Type.Object({ ok: Type.Literal(true) }),
     Type.Object({ ok: Type.Literal(false), revision: Type.Integer(), reason: Type.String() }),
   ], { description: 'The stream\'s hash chain: ok, or the first revision where it breaks' }),
 }, { description: 'The order\'s stored events, oldest first, each with the state after it, and the verdict on its hash chain (with ?format=csv, the same as text/csv)' })
-
-/** An image route's answer: the bytes as stored, in their own media type (not JSON). */
-export const ImageBytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes, in the media type they were sent in' })
-
-/** The read API's schemas as the OpenAPI document names them. */
-export const READ_API_SCHEMAS = {
-  Order: OrderSchema,
-  OrderList: OrderListSchema,
-  History: HistorySchema,
-  HistoryEntry: HistoryEntrySchema,
-} as const

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import type { ReadAccess } from '@waybill/keys'
 import { isAccountId, WaybillError } from '@waybill/domain'
 
 /** The query string as sent, so that a parameter the route schema does not know is seen too. */
@@ -35,4 +36,17 @@ export interface AuditedRead {
 export function logAuditorRead(request: FastifyRequest, keyId: string, read: AuditedRead): void {
   const log = request.log.level === 'silent' ? request.log : request.log.child({}, { level: 'info' })
   log.info({ audit: { key_id: keyId, route: request.routeOptions.url, ...read } }, 'auditor read')
+}
+
+/** The caller's access, as the route's `readAccess` hook found it. */
+export function readerOf(request: FastifyRequest): ReadAccess {
+  /* c8 ignore next */
+  if (request.reader === null) throw new TypeError(`${request.routeOptions.url ?? ''} has no readAccess hook`)
+  return request.reader
+}
+
+/** The caller's access and the account a one-order route reads: its own, or an auditor's `?account=`. */
+export function accountRead(request: FastifyRequest): { readonly access: ReadAccess; readonly account: string } {
+  const access = readerOf(request)
+  return { access, account: access.auditor ? auditedAccount(request) : access.account }
 }

@@ -1,64 +1,38 @@
-import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto'
+import { createHash, createPublicKey, verify } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
-import Fastify from 'fastify'
 import t from 'tap'
-import { canonicalJson, WaybillError } from '@waybill/domain'
-import { openFileBlobStore } from '@waybill/event-store'
-import { isScope } from '@waybill/keys'
+import { canonicalJson } from '@waybill/domain'
 import { leafHash, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
-import { HeadStore, ReadModel, startProjector } from '../../src/index.js'
-import { readApi } from '../../src/read-api.js'
-import { command, openStore, send, tempDir } from '../helpers.js'
+import { testApp } from '../../helpers/app.js'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
 const at = (n: number): string => `2025-03-0${n}T10:00:00Z`
+const COURIER = 'orders:add,orders:update,orders:complete,orders:cancel'
 
 t.test('the audit routes, the extended history and the image check, on a real store and read model', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => dir.remove())
-  const store = await openStore(dir.path)
-  t.teardown(() => store.close())
-  const blobs = await openFileBlobStore(join(dir.path, 'blobs'))
-  const readModel = new ReadModel(dir.path)
-  t.teardown(() => readModel.close())
-  const heads = HeadStore.inDataDir(dir.path)
-  t.teardown(() => heads.close())
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
-  const logs: Array<Record<string, unknown>> = []
-  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { logs.push(JSON.parse(line) as Record<string, unknown>) } } } })
-  app.setErrorHandler(async (error, _request, reply) => {
-    const known = error instanceof WaybillError ? error : new WaybillError('server_error')
-    return reply.code(known.status).type('application/problem+json').send(JSON.stringify({ code: known.code, detail: known.detail ?? null }))
-  })
-  await app.register(readApi, {
-    readModel, store, blobs, audit: { heads, publicKey },
-    principalOf: (request) => {
-      const header = request.headers['x-test-principal']
-      if (typeof header !== 'string') return null
-      const [account = '', scopes = ''] = header.split('|')
-      return { keyId: 'TestKey12345', account, scopes: scopes.split(',').filter(isScope), test: false }
-    },
-  })
-  t.teardown(() => app.close())
-  const get = (url: string, principal: string | null = 'acme|orders:read') =>
-    app.inject({ method: 'GET', url, headers: principal === null ? {} : { 'x-test-principal': principal } })
+  const app = await testApp(t)
+  const { readSide, logs } = app
+  const readModel = readSide.readModel
+  const get = (url: string, principal: string | null = 'acme|orders:read') => app.get(url, principal)
 
   t.equal((await get('/v1/audit/heads/latest')).statusCode, 404, 'no head before the first leaf')
 
   const sha = createHash('sha256').update(PNG).digest('hex')
-  await blobs.put(PNG, sha)
-  for (let i = 0; i < 9; i += 1) {
-    await send(store, i % 3 === 0 ? 'globex' : 'acme', command(i % 3 === 0 ? 'globex' : 'acme', 'ORDER_ADD', {
-      order_id: `o-${i}`, customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: at(5), event_date: at(1) }))
+  // Sent as a courier sends them, with a request id of its own.
+  const deliver = async (account: string, event: string, eventDate: string, payload: Record<string, unknown>): Promise<void> => {
+    const answer = await app.post('/v1/deliveries', { event, event_date: eventDate, event_payload: payload }, `${account}|${COURIER}`, { 'x-request-id': 'test' })
+    if (answer.statusCode >= 300) throw new Error(answer.body)
   }
-  await send(store, 'acme', command('acme', 'ORDER_UPDATE', { order_id: 'o-1', status: 'in_progress', address: '2 Main', delivery_date: at(6), event_date: at(2) }))
-  await send(store, 'acme', command('acme', 'ORDER_COMPLETE', {
-    order_id: 'o-1', address: '2 Main', delivery_date: at(3), recipient: 'Jane Doe', event_date: at(3), pod: { sha256: sha, media_type: 'image/png', bytes: PNG.length } }))
-  const projector = startProjector({ store, dataDir: dir.path, batchSize: 4, audit: { signingKey: privateKey, heads, everyEvents: 4 } })
-  await projector.waitFor((await store.headPosition())!)
-  await projector.stop()
+  for (let i = 0; i < 9; i += 1) {
+    await deliver(i % 3 === 0 ? 'globex' : 'acme', 'ORDER_ADD', at(1), { order_id: `o-${i}`, customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: at(5) })
+  }
+  await deliver('acme', 'ORDER_UPDATE', at(2), { order_id: 'o-1', status: 'in_progress', address: '2 Main', delivery_date: at(6) })
+  await deliver('acme', 'ORDER_COMPLETE', at(3), { order_id: 'o-1', address: '2 Main', delivery_date: at(3), recipient: 'Jane Doe', pod: `data:image/png;base64,${PNG.toString('base64')}` })
+  const publicKey = readSide.audit.publicKey
+  await app.project({ batchSize: 4, audit: { signingKey: readSide.signingKey, heads: readSide.audit.heads, everyEvents: 4 } })
+  const courierKeyId = (await app.key(`acme|${COURIER}`)).keyId
 
   t.test('public key: no key needed; raw, PEM and key id agree', async (t) => {
     const response = await get('/v1/audit/public-key', null)
@@ -113,7 +87,7 @@ t.test('the audit routes, the extended history and the image check, on a real st
         entry.audit_path.map((h) => Buffer.from(h, 'hex')), Buffer.from(proof.head.root_hash, 'hex')), `leaf ${i} is included`)
     }
     t.same(history.events.map((e) => (e.state_after as { status: string }).status), ['pending', 'in_progress', 'completed'])
-    t.same(history.events.map((e) => [e.key_id, e.request_id, e.stream]), Array(3).fill(['test-key', 'test', 'order-acme-o-1']))
+    t.same(history.events.map((e) => [e.key_id, e.request_id, e.stream]), Array(3).fill([courierKeyId, 'test', 'order-acme-o-1']))
     t.equal((await get('/v1/orders/o-0/proof')).statusCode, 404, 'another account\'s order')
     t.equal((await get('/v1/orders/o-0/proof?account=globex', '*|orders:audit')).json<{ entries: unknown[] }>().entries.length, 1)
 
@@ -134,7 +108,7 @@ t.test('the audit routes, the extended history and the image check, on a real st
     // its hash, so it passes the bytes check) and points the read model's row at it.
     const forged = Buffer.concat([PNG, Buffer.from('forged')])
     const forgedSha = createHash('sha256').update(forged).digest('hex')
-    await blobs.put(forged, forgedSha)
+    await app.blobs.put(forged, forgedSha)
     const file = new Sqlite(readModel.path)
     file.prepare('UPDATE orders SET pod_sha256 = ? WHERE account = ? AND order_id = ?').run(forgedSha, 'acme', 'o-1')
     file.close()
@@ -154,14 +128,15 @@ t.test('the audit routes, the extended history and the image check, on a real st
 
   t.test('an image is served only when its bytes hash to what the event recorded', async (t) => {
     t.equal((await get('/v1/orders/o-1/pod')).statusCode, 200)
-    const file = join(dir.path, 'blobs', sha.slice(0, 2), sha.slice(2))
+    const file = join(app.dataDir, 'blobs', sha.slice(0, 2), sha.slice(2))
     await writeFile(file, 'not a png at all')
     for (const [what, change] of [['overwritten', async () => {}], ['deleted', () => rm(file)]] as const) {
       await change()
       logs.length = 0
       const response = await get('/v1/orders/o-1/pod')
       t.equal(response.statusCode, 500, what)
-      t.same(response.json(), { code: 'server_error', detail: null }, `${what}: nothing of why to the client`)
+      t.match(response.json(), { code: 'server_error', detail: 'Internal server error' }, `${what}: nothing of why to the client`)
+      t.notMatch(response.body, sha, `${what}: the blob is not named to the client`)
       const line = logs.find((entry) => entry.blob === sha)
       t.equal(line?.level, 50, `${what}: an error in the log names the blob`)
       t.match(line?.msg, what === 'deleted' ? /missing/ : /does not hash to its name/)

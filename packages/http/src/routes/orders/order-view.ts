@@ -1,4 +1,4 @@
-import type { OrderRow } from '../orders/order-row.js'
+import type { OrderRow } from '@waybill/projector'
 import type { OrderView } from './schemas.js'
 
 /**

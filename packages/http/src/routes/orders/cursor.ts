@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { codePointsOver, isAccountId, LIMITS, WaybillError } from '@waybill/domain'
-import type { AuditPosition, ListFilters } from '../orders/reader.js'
+import type { AuditPosition, ListFilters } from '@waybill/projector'
 
 const VERSION = 2
 

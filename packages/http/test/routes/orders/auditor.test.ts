@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import t from 'tap'
 import { WaybillError } from '@waybill/domain'
-import { auditedAccount, logAuditorRead } from '../../src/read-api/audit.js'
+import { auditedAccount, logAuditorRead } from '../../../src/routes/orders/auditor.js'
 
 /** A request whose logger records (level it was set to, object) for each info line. */
 function request(url: string, level = 'info', lines: unknown[] = []): FastifyRequest {

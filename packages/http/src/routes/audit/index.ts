@@ -1,0 +1,28 @@
+import type { KeyObject } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import type { EventStore } from '@waybill/event-store'
+import type { HeadStore, ReadModel } from '@waybill/projector'
+import { getConsistency } from './consistency.js'
+import { getHeads } from './heads.js'
+import { getProof } from './proof.js'
+import { getPublicKey } from './public-key.js'
+
+/** What the audit routes read: the kept heads, the key that verifies them, the audit tree and the log. */
+export interface AuditRoutesOptions {
+  readonly heads: HeadStore
+  readonly publicKey: KeyObject
+  readonly readModel: ReadModel
+  readonly store: EventStore
+}
+
+/**
+ * The audit routes (docs/audit.md#http): the public key (no key needed), the signed heads, a
+ * consistency proof between two sizes, and an order's inclusion proofs. Any key that can read
+ * (orders:read, or an auditor's orders:audit) reads heads.
+ */
+export default async function auditRoutes(app: FastifyInstance, options: AuditRoutesOptions): Promise<void> {
+  getPublicKey(app, options.publicKey)
+  getHeads(app, options.heads)
+  getConsistency(app, options.readModel, options.heads)
+  getProof(app, options.readModel, options.store, options.heads)
+}

@@ -1,0 +1,48 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { streamNameFor, WaybillError } from '@waybill/domain'
+import type { EventStore } from '@waybill/event-store'
+import { toHex } from '@waybill/merkle'
+import { eventLeafHash, type HeadStore, type ReadModel } from '@waybill/projector'
+import { readAccess } from '../../auth/scope.js'
+import { operation } from '../../openapi/operation.js'
+import { json, problems } from '../../openapi/responses.js'
+import { accountRead, logAuditorRead } from '../orders/auditor.js'
+import { OneOrderQuery, OrderParams } from '../orders/schemas.js'
+import { ProofSchema } from './schemas.js'
+
+/** GET /v1/orders/:order_id/proof: each event's leaf and its inclusion proof against the latest signed head. */
+export function getProof(fastify: FastifyInstance, readModel: ReadModel, store: EventStore, heads: HeadStore): void {
+  fastify.withTypeProvider<TypeBoxTypeProvider>().get('/v1/orders/:order_id/proof', {
+    preValidation: readAccess,
+    schema: operation({
+      id: 'getOrderProof', tags: ['orders', 'audit'], keyed: true,
+      summary: 'Each event of one order: its leaf in the audit log and its inclusion proof against the latest signed head',
+    }, { params: OrderParams, querystring: OneOrderQuery, response: { 200: json(ProofSchema, 'The order\'s leaves and inclusion proofs', { rateLimited: true }), ...problems(['bad_request', 'not_found'], { keyed: true }) } }),
+  }, async (request) => {
+    const { access, account } = accountRead(request)
+    const orderId = request.params.order_id
+    const stream = streamNameFor(account, orderId)
+    const events = await store.readStream(stream)
+    if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
+    if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
+    const tree = readModel.tree()
+    const size = tree.size()
+    const head = heads.latest()
+    const leaves = new Map(tree.leavesOf(stream).map((leaf) => [leaf.revision, leaf]))
+    return {
+      head,
+      entries: events.map((event) => {
+        const leaf = leaves.get(event.revision)
+        const covered = leaf !== undefined && head !== null && leaf.leafIndex < head.tree_size && head.tree_size <= size
+        return {
+          event_id: event.id,
+          revision: event.revision,
+          leaf_index: leaf?.leafIndex ?? null,
+          leaf_hash: toHex(leaf?.hash ?? eventLeafHash(event)),
+          audit_path: covered ? tree.inclusion(leaf.leafIndex, head.tree_size).map(toHex) : null,
+        }
+      }),
+    }
+  })
+}
