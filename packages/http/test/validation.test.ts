@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { startTestServer, type TestServer } from './harness.js'
+import { testApp, type TestApp } from './helpers/app.js'
 import { addBody, cancelBody, completeBody, dataUrl, JPEG, orderId, PNG, updateBody, WEBP } from './fixtures.js'
 
 type Builder = (id: string, overrides?: Record<string, unknown>) => { event: string; event_date: string; event_payload: Record<string, unknown> }
@@ -12,13 +12,13 @@ const REQUIRED: ReadonlyArray<[string, Builder, readonly string[]]> = [
 ]
 
 /** An order in the state the event needs (existing and open, except for ORDER_ADD). */
-async function prepared(s: TestServer, event: string): Promise<string> {
+async function prepared(s: TestApp, event: string): Promise<string> {
   const id = orderId(event.toLowerCase())
   if (event !== 'ORDER_ADD') t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
   return id
 }
 
-async function expectBadRequest(t: Test, s: TestServer, body: unknown, field: string): Promise<void> {
+async function expectBadRequest(t: Test, s: TestApp, body: unknown, field: string): Promise<void> {
   const reply = await s.json('/v1/deliveries', body)
   t.equal(reply.status, 400, `${field}: ${reply.text}`)
   t.equal(reply.json?.code, 'bad_request', field)
@@ -26,7 +26,7 @@ async function expectBadRequest(t: Test, s: TestServer, body: unknown, field: st
 }
 
 t.test('every required field of every event, missing in turn', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   for (const [event, build, fields] of REQUIRED) {
     for (const field of fields) {
       const id = await prepared(s, event)
@@ -42,7 +42,7 @@ t.test('every required field of every event, missing in turn', async (t) => {
 })
 
 t.test('wrong types and empty strings', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const cases: Array<[string, unknown]> = [
     ['order_id', 42], ['customer', ['c']], ['location', { a: 1 }], ['status', 'delivered'], ['address', true],
     ['customer', '   '], ['order_id', 'x'.repeat(129)], ['address', 'x'.repeat(1025)], ['customer', 'a\u0007b'],
@@ -56,7 +56,7 @@ t.test('wrong types and empty strings', async (t) => {
 })
 
 t.test('bad dates', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   for (const value of ['2025-02-30T10:00:00Z', '2025-03-01T10:00:00+01:00', '2025-03-01 10:00:00Z', '2025-03-01', '2025-13-01T10:00:00Z', '2025-03-01T24:00:00Z', 'yesterday', '']) {
     await expectBadRequest(t, s, addBody(orderId(), { delivery_date: value }), 'delivery_date')
     await expectBadRequest(t, s, { ...addBody(orderId()), event_date: value }, 'event_date')
@@ -65,7 +65,7 @@ t.test('bad dates', async (t) => {
 })
 
 t.test('bad images', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const bad: Array<[string, string]> = [
     ['not a data URL', 'https://example.com/pod.png'],
     ['bad base64', 'data:image/png;base64,@@@@'],

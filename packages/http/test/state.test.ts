@@ -1,9 +1,9 @@
 import t from 'tap'
-import { startTestServer } from './harness.js'
+import { testApp } from './helpers/app.js'
 import { addBody, cancelBody, completeBody, orderId, updateBody } from './fixtures.js'
 
 t.test('the state table (docs/contract.md#states-and-transitions)', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const post = async (body: unknown) => (await s.json('/v1/deliveries', body))
   const a = orderId()
   for (const [body, status, code] of [
@@ -29,7 +29,7 @@ t.test('the state table (docs/contract.md#states-and-transitions)', async (t) =>
 })
 
 t.test('exact retries answer the original status and append nothing', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const id = orderId()
   for (const body of [addBody(id), updateBody(id), completeBody(id)]) {
     const first = await s.json('/v1/deliveries', body)
@@ -45,7 +45,7 @@ t.test('exact retries answer the original status and append nothing', async (t) 
 })
 
 t.test('20 racing creates of one order: exactly one 201, the rest conflict', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const id = orderId('race')
   // Each create differs (customer), so none is an exact retry of another.
   const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => s.json('/v1/deliveries', addBody(id, { customer: `c-${i}` }))))
@@ -55,7 +55,7 @@ t.test('20 racing creates of one order: exactly one 201, the rest conflict', asy
 })
 
 t.test('20 identical racing creates: all answer 201 (exact retries), one event stored', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const id = orderId('same')
   const replies = await Promise.all(Array.from({ length: 20 }, () => s.json('/v1/deliveries', addBody(id))))
   t.same([...new Set(replies.map((r) => r.status))], [201])
@@ -63,7 +63,7 @@ t.test('20 identical racing creates: all answer 201 (exact retries), one event s
 })
 
 t.test('racing complete and cancel: exactly one 202, the other locked', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   for (let round = 0; round < 5; round += 1) {
     const id = orderId('lock')
     t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
@@ -75,7 +75,7 @@ t.test('racing complete and cancel: exactly one 202, the other locked', async (t
 })
 
 t.test('accounts are separate: the same order_id in two accounts, no crossing', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const all = ['orders:add', 'orders:update', 'orders:complete', 'orders:cancel', 'orders:read'] as const
   const keyA = await s.newKey('acme', all)
   const keyB = await s.newKey('globex', all)
@@ -90,7 +90,7 @@ t.test('accounts are separate: the same order_id in two accounts, no crossing', 
 })
 
 t.test('each event needs its own scope', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const id = orderId()
   const adder = await s.newKey('acme', ['orders:add'])
   t.equal((await s.json('/v1/deliveries', addBody(id), adder)).status, 201)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { startTestServer } from './harness.js'
+import { testApp } from './helpers/app.js'
 import { LIMITS } from '@waybill/domain'
 import { addBody, completeBody, dataUrl, orderId, PNG } from './fixtures.js'
 
@@ -22,7 +22,7 @@ function multipart(pairs: Array<[string, string]>, boundary = 'waybill-boundary-
 }
 
 t.test('application/x-www-form-urlencoded with bracket notation', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const id = orderId('form')
   const post = (pairs: Array<[string, string]>) => s.send('POST', '/v1/deliveries', { body: form(pairs), contentType: 'application/x-www-form-urlencoded' })
   t.equal((await post(fields(addBody(id)))).status, 201)
@@ -40,7 +40,7 @@ t.test('application/x-www-form-urlencoded with bracket notation', async (t) => {
 })
 
 t.test('multipart/form-data with the same field names', async (t) => {
-  const s = await startTestServer(t)
+  const s = await testApp(t)
   const id = orderId('multi')
   const post = (pairs: Array<[string, string]>) => s.send('POST', '/v1/deliveries', multipart(pairs))
   t.equal((await post(fields(addBody(id)))).status, 201)
@@ -57,7 +57,7 @@ t.test('a delivery with two 5 MiB images passes the structure checks in every bo
   // that can hold the event loop past the 1 s load-shedding bound or an append past its 2 s
   // wait, and the request would rightly get a 503. This test is about the body types, so both
   // bounds are lifted (load shedding has tests of its own).
-  const s = await startTestServer(t, { loadShedding: { maxEventLoopDelayMs: 60_000, appendTimeoutMs: 60_000 } })
+  const s = await testApp(t, { loadShedding: { maxEventLoopDelayMs: 60_000, appendTimeoutMs: 60_000 } })
   // The largest image the contract takes, twice: a PNG of exactly 5 MiB, of compressed (random)
   // bytes as real ones are, so that a form percent-encodes about 1 in 32 of its base64 characters.
   const image = dataUrl('image/png', Buffer.concat([PNG, randomBytes(LIMITS.imageMaxBytes - PNG.length)]))
