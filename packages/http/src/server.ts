@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { mkdir } from 'node:fs/promises'
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net'
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { LevelWithSilent } from 'pino'
 import type { WaybillError } from '@waybill/domain'
@@ -9,6 +9,7 @@ import { ensureSandboxKey, type SandboxKey } from '@waybill/keys'
 import { buildApp, type AppOptions } from './app.js'
 import { exposureHandler } from './transport/exposure.js'
 import { listenMetrics } from './metrics/metrics-listener.js'
+import { ConnectionGuard, type ConnectionLimits } from './transport/connection-guard.js'
 import { answerPlainHttp } from './transport/plain-http.js'
 import { divertPlainHttp } from './transport/tls-sniff.js'
 import type { AddressLimitOptions } from './limits/address-limit.js'
@@ -39,6 +40,8 @@ export interface ServerConfig {
   readonly sandboxKey?: boolean
   /** How long a TLS handshake (and a connection's first byte) may take. Default 10,000 ms. */
   readonly handshakeTimeoutMs?: number
+  /** Per-address and plain-HTTP connection bounds (docs/contract.md#connections); defaults when absent. */
+  readonly connectionLimits?: ConnectionLimits
 }
 
 /** What the app serves from: the store, the images, the read model and the audit log's heads and key. */
@@ -54,6 +57,8 @@ export interface RunningServer {
   readonly sandbox: SandboxKey
   /** Where /metrics is served; null when it is not. */
   readonly metricsUrl: string | null
+  /** Connections each listener holds open now. */
+  openConnections(): Promise<{ readonly https: number; readonly plain: number }>
   /** Stops taking requests, lets in-flight ones finish, closes every listener. */
   close(): Promise<void>
 }
@@ -102,9 +107,16 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   const sandbox = await ensureSandboxKey(app.keys, config.dataDir, { enabled: config.sandboxKey ?? true })
   const revokeExposed = exposureHandler(app.keys, config.dataDir, app.log)
   const plainOptions = { revokeExposed, onProblem: (error: WaybillError) => app.metrics.countProblem(error.code, error.status), log: app.log }
-  divertPlainHttp(httpsServer, (socket) => answerPlainHttp(socket, plainOptions), timeouts.handshakeTimeout)
+  const guard = new ConnectionGuard(config.connectionLimits, config.trustProxy, maxConnections)
+  const answerPlain = (socket: Socket): void => {
+    if (guard.admitPlain(socket)) answerPlainHttp(socket, plainOptions)
+  }
+  divertPlainHttp(httpsServer, answerPlain, timeouts.handshakeTimeout, guard.perListener())
   httpsServer.maxConnections = maxConnections
-  const plain = createNetServer((socket) => answerPlainHttp(socket, plainOptions))
+  const admitToPlain = guard.perListener()
+  const plain = createNetServer((socket) => {
+    if (admitToPlain(socket)) answerPlain(socket)
+  })
   plain.maxConnections = maxConnections
 
   const listening: NetServer[] = []
@@ -139,6 +151,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     metricsUrl: metricsServer === null || config.metrics == null
       ? null
       : `http://${hostInUrl(config.metrics.host)}:${(metricsServer.address() as AddressInfo).port}/metrics`,
+    openConnections: async () => {
+      const count = (server: NetServer) => new Promise<number>((resolve) => server.getConnections((_error, n) => resolve(n)))
+      return { https: await count(httpsServer), plain: await count(plain) }
+    },
     close: async () => {
       draining = true
       const others = closeAll()

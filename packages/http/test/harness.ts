@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Agent, request as undiciRequest } from 'undici'
 import { openFileBlobStore, openSqliteEventStore, type SqliteEventStore } from '@waybill/event-store'
 import { KeyRing, type Scope } from '@waybill/keys'
-import { startServer, type LoadSheddingOptions, type RunningServer } from '../src/index.js'
+import { startServer, type ConnectionLimits, type LoadSheddingOptions, type RunningServer } from '../src/index.js'
 import { openReadSide, projectAll, type ReadSide } from './helpers/read-side.js'
 
 export interface Reply {
@@ -52,6 +52,7 @@ export interface TestServerOptions {
   readonly addressLimit?: { max: number; windowMs: number }
   readonly maxConnections?: number
   readonly handshakeTimeoutMs?: number
+  readonly connectionLimits?: ConnectionLimits
   /** WAYBILL_TRUST_PROXY: the test client connects from 127.0.0.1. */
   readonly trustProxy?: readonly string[]
   /** The load-shedding bounds, for a test whose requests are heavy on purpose. */
@@ -70,6 +71,7 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
     ...(options.addressLimit !== undefined ? { addressLimit: options.addressLimit } : {}),
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
     ...(options.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
+    ...(options.connectionLimits !== undefined ? { connectionLimits: options.connectionLimits } : {}),
     ...(options.loadShedding !== undefined ? { loadShedding: options.loadShedding } : {}),
   }, { store, blobs, readModel: readSide.readModel, audit: readSide.audit })
   const cert = await readFile(server.certPath, 'utf8')

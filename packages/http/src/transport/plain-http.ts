@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { WaybillError } from '@waybill/domain'
+import { dechunkedBody } from './chunked-body.js'
 import { exposedKeysIn } from './exposed-keys.js'
 import type { RevokeExposed } from './exposure.js'
 import { problemFor, toWaybillError } from '../errors/problem.js'
@@ -16,6 +17,11 @@ export interface PlainHttpOptions {
   readonly idleMs?: number
   /** Answer at the latest this long after the first byte. Default 10,000 ms. */
   readonly totalMs?: number
+  /**
+   * After the answer is written, how long the connection stays to let the client read it and
+   * close (bytes it still sends are scanned for keys too); then it is destroyed. Default 1,000 ms.
+   */
+  readonly lingerMs?: number
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1')
@@ -47,16 +53,19 @@ export function answerPlainHttp(socket: Socket, options: PlainHttpOptions): void
   let length = 0
   let answered = false
   let idle: NodeJS.Timeout | undefined
+  let linger: NodeJS.Timeout | undefined
+  /** The keys the answer was about; null until it is written. */
+  let answeredFor: readonly string[] | null = null
   const total = setTimeout(() => answer(), options.totalMs ?? 10_000)
+  const received = (): Buffer => Buffer.concat(chunks, length)
 
   const answer = (): void => {
     if (answered) return
     answered = true
     clearTimeout(idle)
     clearTimeout(total)
-    socket.removeListener('data', onData)
-    const bytes = Buffer.concat(chunks, length)
-    const seen = exposedKeysIn(bytes)
+    const bytes = received()
+    const seen = keysIn(bytes)
     const path = REQUEST_LINE.exec(bytes.subarray(0, 8192).toString('latin1'))?.[1] ?? '/'
     options.revokeExposed(seen).then(
       (revoked) => respond(insecureRefusal(seen.length, revoked.length)),
@@ -77,25 +86,50 @@ export function answerPlainHttp(socket: Socket, options: PlainHttpOptions): void
         `x-request-id: ${requestId}`,
         'connection: close',
       ]
-      if (!socket.destroyed) socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`)
+      if (socket.destroyed) return
+      // Written, then the connection goes: a client that never closes its side holds nothing
+      // for more than the linger (bytes it sends meanwhile are still scanned, below).
+      socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`, () => {
+        answeredFor = seen
+        linger = setTimeout(() => socket.destroy(), options.lingerMs ?? 1000)
+      })
     }
+  }
+
+  /** Keys that arrived after the answer (a body sent past the idle bound) are revoked too, once the connection is gone. */
+  const revokeLate = (already: readonly string[]): void => {
+    const late = keysIn(received()).filter((key) => !already.includes(key))
+    if (late.length === 0) return
+    options.revokeExposed(late).catch((failure: unknown) => {
+      options.log.error({ err: failure }, 'could not revoke a key seen over plain HTTP after the answer')
+    })
   }
 
   const onData = (chunk: Buffer): void => {
     const room = maxBytes - length
+    if (room <= 0) return
     chunks.push(room < chunk.length ? chunk.subarray(0, room) : chunk)
     length += Math.min(room, chunk.length)
+    if (answered) return
     clearTimeout(idle)
-    if (length >= maxBytes || isComplete(Buffer.concat(chunks, length))) answer()
+    if (length >= maxBytes || isComplete(received())) answer()
     else idle = setTimeout(answer, options.idleMs ?? 1000)
   }
   socket.on('data', onData)
   socket.once('end', answer)
-  socket.on('error', () => {
+  socket.once('close', () => {
     clearTimeout(idle)
     clearTimeout(total)
-    socket.destroy()
+    clearTimeout(linger)
+    if (answeredFor !== null) revokeLate(answeredFor)
   })
+  socket.on('error', () => socket.destroy())
+}
+
+/** Every key in the raw bytes, and in the body again once its chunk-size lines are taken out. */
+function keysIn(bytes: Buffer): string[] {
+  const body = dechunkedBody(bytes)
+  return exposedKeysIn(body === null ? bytes : Buffer.concat([bytes, Buffer.from('\n'), body]))
 }
 
 /** Whether the bytes hold a whole request: the head, and its body as long as the head says. */
