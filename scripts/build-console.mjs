@@ -8,12 +8,17 @@ import { join } from 'node:path'
 
 const root = new URL('../packages/console/', import.meta.url).pathname
 const built = join(root, 'dist', 'web', 'index.html')
+const packages = new URL('../packages/', import.meta.url).pathname
+const filesUnder = (dir) => readdirSync(dir, { recursive: true }).map((name) => join(dir, String(name)))
 const sources = [
   join(root, 'vite.config.ts'),
   join(root, 'package.json'),
-  ...readdirSync(join(root, 'web'), { recursive: true }).map((name) => join(root, 'web', String(name))),
-  // The leaf bytes use the domain's canonical JSON, bundled into the console.
-  new URL('../packages/domain/dist/canonical-json.js', import.meta.url).pathname,
+  ...filesUnder(join(root, 'web')),
+  // Bundled into the console from the other packages' builds: the generated API client, the
+  // audit formats and verifiers (@waybill/merkle/verify), and the domain's canonical JSON they use.
+  join(packages, 'client', 'dist', 'index.js'),
+  ...filesUnder(join(packages, 'merkle', 'dist', 'verify')),
+  join(packages, 'domain', 'dist', 'canonical-json.js'),
 ]
 const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0
 if (sources.some((file) => statSync(file).mtimeMs > builtAt)) {

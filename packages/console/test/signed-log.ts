@@ -1,11 +1,13 @@
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
-import { canonicalJson } from '@waybill/domain/canonical-json'
-import type { HistoryEvent, OrderProof, PublicKey, SignedHead } from '../web/wire.js'
-import { refLeafHash, refPath, refRoot } from './rfc9162.js'
+import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import {
+  hashesOf, inclusionProof, keyIdOf, leafHash, leafText, rawPublicKey, signTreeHead, toHex, treeRoot,
+} from '@waybill/merkle'
+import type { HistoryEvent, OrderProof, PublicKey, SignedHead } from '../web/api.js'
 
 /**
- * A small signed log made as the audit contract (docs/contract.md#audit) says the server makes
- * one, with node:crypto: leaves from the events' canonical JSON, a head signed with Ed25519.
+ * A small signed log made as the server makes one (docs/audit.md), with the server's own code
+ * (`@waybill/merkle`, node:crypto): leaves in the leaf format, RFC 9162 proofs, heads signed with
+ * Ed25519. That code is checked against the RFC and the contract's texts in packages/merkle.
  */
 export interface SignedLog {
   readonly key: PublicKey
@@ -27,31 +29,16 @@ interface OrderOptions {
 /** The heads' default time: a minute after the sample's last event was received. */
 const HEAD_TIME = '2026-11-23T08:05:00.000Z'
 
-function leafOf(event: HistoryEvent): Buffer {
-  return Buffer.from(canonicalJson({
-    event_id: event.event_id, stream: event.stream, revision: event.revision, type: event.type,
-    data: event.data, event_date: event.event_date, received_at: event.received_at,
-  }))
-}
-
-export function headMessage(size: number, root: string, timestamp: string): Buffer {
-  return Buffer.from(`waybill-tree-head/v1\n${size}\n${root}\n${timestamp}\n`)
-}
-
 export function signedLog(events: readonly HistoryEvent[]): SignedLog {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519')
-  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32)
-  const keyId = createHash('sha256').update(raw).digest('hex').slice(0, 16)
-  const leaves = events.map(leafOf)
-  const head = (treeSize: number, timestamp = HEAD_TIME): SignedHead => {
-    const root = refRoot(leaves.slice(0, treeSize)).toString('hex')
-    return {
-      tree_size: treeSize, root_hash: root, timestamp, key_id: keyId,
-      signature: sign(null, headMessage(treeSize, root, timestamp), privateKey).toString('base64'),
-    }
-  }
+  const leaves = events.map((event) => leafHash(leafText(event)))
+  const head = (treeSize: number, timestamp = HEAD_TIME): SignedHead =>
+    signTreeHead(privateKey, treeSize, toHex(treeRoot(hashesOf(leaves), treeSize)), new Date(timestamp))
   return {
-    key: { algorithm: 'Ed25519', public_key: raw.toString('base64'), public_key_pem: publicKey.export({ format: 'pem', type: 'spki' }).toString(), key_id: keyId },
+    key: {
+      algorithm: 'Ed25519', public_key: rawPublicKey(publicKey).toString('base64'),
+      public_key_pem: publicKey.export({ format: 'pem', type: 'spki' }).toString(), key_id: keyIdOf(publicKey),
+    },
     privateKey,
     head,
     order: (stream, treeSize = events.length, { projected = events.length, timestamp = HEAD_TIME } = {}) => {
@@ -62,9 +49,9 @@ export function signedLog(events: readonly HistoryEvent[]): SignedLog {
         proof: {
           head: treeSize === null ? null : head(treeSize, timestamp),
           entries: mine.map(({ event, n, index }) => ({
-            event_id: event.event_id!, revision: event.revision, leaf_index: index,
-            leaf_hash: refLeafHash(leaves[n]!).toString('hex'),
-            audit_path: index !== null && treeSize !== null && index < treeSize ? refPath(index, leaves.slice(0, treeSize)).map((node) => node.toString('hex')) : null,
+            event_id: event.event_id, revision: event.revision, leaf_index: index,
+            leaf_hash: toHex(leaves[n]!),
+            audit_path: index !== null && treeSize !== null && index < treeSize ? inclusionProof(hashesOf(leaves), index, treeSize).map(toHex) : null,
           })),
         },
       }
@@ -79,6 +66,7 @@ export function orderEvent(stream: string, revision: number, type: string, data:
     event_id: `00000000-0000-5000-8000-${String(n).padStart(12, '0')}`,
     event_date: typeof data['event_date'] === 'string' ? data['event_date'] : null,
     received_at: `2026-11-23T08:0${n}:00.000Z`, key_id: 'k1', request_id: `r${n}`,
+    leaf_index: null, state_after: {},
   }
 }
 

@@ -1,15 +1,34 @@
-import type { History, Order, OrderList, OrderProof, PublicKey } from './wire.js'
+import { createWaybillClient, type components, type operations } from '@waybill/client'
 
-/** The header the API reads its key from (README "HTTP API"). */
-const KEY_HEADER = 'Service-Api-Key'
+/**
+ * The console's requests, through the client generated from the API's OpenAPI document
+ * (`@waybill/client`), and the answers' types as that document writes them: a route or schema
+ * that changes on the server fails this package's compile, not an auditor's session.
+ */
 
-/** An RFC 9457 problem body from the API, or what stands in for one when the answer is not JSON. */
-export interface Problem {
-  readonly status: number
-  readonly code: string
-  readonly title: string
-  readonly detail: string
-}
+type Schemas = components['schemas']
+/** The JSON body of an operation's 200 answer. */
+type Answer<Operation extends keyof operations> =
+  operations[Operation]['responses'] extends { 200: { content: { 'application/json': infer Body } } } ? Body : never
+
+export type Order = Schemas['Order']
+export type OrderList = Schemas['OrderList']
+export type History = Schemas['History']
+export type HistoryEvent = Schemas['HistoryEntry']
+export type OrderProof = Answer<'getOrderProof'>
+export type ProofEntry = OrderProof['entries'][number]
+/** A signed tree head (STH). */
+export type SignedHead = NonNullable<OrderProof['head']>
+export type PublicKey = Answer<'getAuditPublicKey'>
+export type OrderStatus = Order['status']
+/** The list's filters and paging, as the document names them. */
+export type OrderFilters = NonNullable<operations['listOrders']['parameters']['query']>
+
+/**
+ * An RFC 9457 problem body from the API, the members the console shows; when the answer is not
+ * JSON, what stands in for one (code `http_<status>`).
+ */
+export type Problem = Pick<Schemas['Problem'], 'status' | 'title' | 'detail'> & { readonly code: Schemas['Problem']['code'] | `http_${number}` }
 
 export class ApiError extends Error {
   constructor(readonly problem: Problem) {
@@ -17,69 +36,98 @@ export class ApiError extends Error {
   }
 }
 
-async function problemOf(response: Response): Promise<Problem> {
-  const fallback = { status: response.status, code: 'http_' + String(response.status), title: response.statusText, detail: response.statusText }
-  try {
-    const body = await response.json() as Partial<Problem>
-    return { ...fallback, ...body }
-  } catch {
-    return fallback
+function problemOf(response: Response, body: unknown): Problem {
+  const fallback = { status: response.status, code: `http_${response.status}` as const, title: response.statusText, detail: response.statusText }
+  return typeof body === 'object' && body !== null ? { ...fallback, ...body as Partial<Problem> } : fallback
+}
+
+/**
+ * The query of a request, with `?account=` when the page names one: an auditor's key names the
+ * account it reads with it. The read routes take it, but the OpenAPI document does not declare
+ * it, so the generated types have no place for it; it is added here to the query the typed call
+ * serialises.
+ */
+function queryWith(account: string | undefined): (query: Record<string, unknown>) => string {
+  return (query) => {
+    const search = new URLSearchParams()
+    for (const [name, value] of Object.entries(query)) {
+      if (typeof value === 'string' || typeof value === 'number') search.set(name, String(value))
+    }
+    if (account !== undefined) search.set('account', account)
+    return search.toString()
   }
 }
 
-/** A client for one key; the key goes in the header of each request and nowhere else. */
-export class Api {
+export interface ApiOptions {
+  /** The API's origin: the page's own (`location.origin`); the console is served by the server it reads. */
+  readonly baseUrl: string
   /**
-   * `onRefused`: what to do when the API answers 401 (the key was revoked, rotated or expired
-   * since sign-in). Sign-in leaves it out: there the refusal is the answer it shows.
+   * What to do when the API answers 401 (the key was revoked, rotated or expired since sign-in).
+   * Sign-in leaves it out: there the refusal is the answer it shows.
    */
-  constructor(private readonly key: string, private readonly onRefused?: (problem: Problem) => void) {}
+  readonly onRefused?: (problem: Problem) => void
+  /** The fetch to send requests with; the browser's unless a test gives its own. */
+  readonly fetch?: (request: Request) => Promise<Response>
+}
 
-  private async get(path: string, query: Readonly<Record<string, string | undefined>> = {}): Promise<Response> {
-    const params = new URLSearchParams()
-    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, value)
-    const search = params.size > 0 ? `?${params.toString()}` : ''
-    const response = await fetch(`/${path}${search}`, { headers: { [KEY_HEADER]: this.key }, cache: 'no-store' })
+/** What openapi-fetch answers: the parsed body on success, the parsed error body otherwise. */
+interface Result<T> {
+  readonly data?: T
+  readonly error?: unknown
+  readonly response: Response
+}
+
+/** A client for one key; the key goes in the Service-Api-Key header of each request and nowhere else. */
+export class Api {
+  private readonly client: ReturnType<typeof createWaybillClient>
+  private readonly onRefused: ((problem: Problem) => void) | undefined
+
+  constructor(key: string, options: ApiOptions) {
+    // no-store: an answer read with one key must not be served from the cache to the next.
+    this.client = createWaybillClient({ baseUrl: options.baseUrl, apiKey: key, cache: 'no-store', fetch: options.fetch })
+    this.onRefused = options.onRefused
+  }
+
+  private async answer<T>(request: Promise<Result<T>>): Promise<T> {
+    const { data, error, response } = await request
+    if (response.ok && data !== undefined) return data
+    const problem = problemOf(response, error)
     if (response.status === 401 && this.onRefused !== undefined) {
-      this.onRefused(await problemOf(response))
+      this.onRefused(problem)
       // The handler has replaced the page with the sign-in page: the page that asked must not go
       // on and draw its error over it, so its request never settles.
       return new Promise<never>(() => undefined)
     }
-    if (!response.ok) throw new ApiError(await problemOf(response))
-    return response
+    throw new ApiError(problem)
   }
 
-  private async json<T>(path: string, query: Readonly<Record<string, string | undefined>> = {}): Promise<T> {
-    return await (await this.get(path, query)).json() as T
+  ping(): Promise<Answer<'ping'>> {
+    return this.answer(this.client.GET('/ping'))
   }
 
-  ping(): Promise<{ readonly account: string; readonly key_id: string; readonly test: boolean }> {
-    return this.json('ping')
-  }
-
-  listOrders(query: Readonly<Record<string, string | undefined>>): Promise<OrderList> {
-    return this.json('v1/orders', query)
+  listOrders(filters: OrderFilters, account: string | undefined): Promise<OrderList> {
+    return this.answer(this.client.GET('/v1/orders', { params: { query: filters }, querySerializer: queryWith(account) }))
   }
 
   order(id: string, account: string | undefined): Promise<Order> {
-    return this.json(`v1/orders/${encodeURIComponent(id)}`, { account })
+    return this.answer(this.client.GET('/v1/orders/{order_id}', { params: { path: { order_id: id } }, querySerializer: queryWith(account) }))
   }
 
   history(id: string, account: string | undefined): Promise<History> {
-    return this.json(`v1/orders/${encodeURIComponent(id)}/events`, { account })
+    return this.answer(this.client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: id } }, querySerializer: queryWith(account) }))
   }
 
   proof(id: string, account: string | undefined): Promise<OrderProof> {
-    return this.json(`v1/orders/${encodeURIComponent(id)}/proof`, { account })
+    return this.answer(this.client.GET('/v1/orders/{order_id}/proof', { params: { path: { order_id: id } }, querySerializer: queryWith(account) }))
   }
 
   publicKey(): Promise<PublicKey> {
-    return this.json('v1/audit/public-key')
+    return this.answer(this.client.GET('/v1/audit/public-key'))
   }
 
   /** An image's bytes as a blob: an <img> cannot send the key, so the page fetches and shows a blob URL. */
-  async image(id: string, which: 'pod' | 'signature', account: string | undefined): Promise<Blob> {
-    return (await this.get(`v1/orders/${encodeURIComponent(id)}/${which}`, { account })).blob()
+  image(id: string, which: 'pod' | 'signature', account: string | undefined): Promise<Blob> {
+    const init = { params: { path: { order_id: id } }, parseAs: 'blob' as const, querySerializer: queryWith(account) }
+    return this.answer(which === 'pod' ? this.client.GET('/v1/orders/{order_id}/pod', init) : this.client.GET('/v1/orders/{order_id}/signature', init))
   }
 }

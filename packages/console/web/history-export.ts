@@ -1,5 +1,5 @@
 import { canonicalJson } from '@waybill/domain/canonical-json'
-import type { History } from './wire.js'
+import type { History } from './api.js'
 
 const COLUMNS = ['revision', 'type', 'event_id', 'event_date', 'received_at', 'key_id', 'request_id', 'leaf_index', 'hash', 'prev_hash', 'data', 'state_after'] as const
 
@@ -12,7 +12,7 @@ const COLUMNS = ['revision', 'type', 'event_id', 'event_date', 'received_at', 'k
 export function historyCsv(history: History): string {
   const rows = history.events.map((event) => COLUMNS.map((column) => {
     const value = event[column]
-    if (value === undefined || value === null) return ''
+    if (value === null) return ''
     return typeof value === 'object' ? canonicalJson(value) : String(value)
   }))
   return [[...COLUMNS], ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n'

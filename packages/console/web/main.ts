@@ -23,10 +23,13 @@ function route(): void {
   const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?', 2)
   const params = new URLSearchParams(query)
   // A key refused mid-session: back to sign-in, then to the page the auditor was on.
-  const api = new Api(session.key, keyRefused((notice) => {
-    renderHeader(null)
-    signInPage(route, notice)
-  }))
+  const api = new Api(session.key, {
+    baseUrl: location.origin,
+    onRefused: keyRefused((notice) => {
+      renderHeader(null)
+      signInPage(route, notice)
+    }),
+  })
   if (path === '/order' && params.has('id')) void orderPage(api, session, params)
   else void ordersPage(api, session, path === '/orders' ? params : new URLSearchParams())
 }

@@ -1,5 +1,5 @@
 import { EMPTY_ROOT, nodeHash, type Hash } from './hash.js'
-import { isTreeIndex } from './tree-math.js'
+import { isTreeIndex } from './verify/tree-math.js'
 
 /** A perfect subtree: 2^level leaves from leaf index · 2^level, and its root. */
 export interface PerfectNode {

@@ -1,7 +1,9 @@
-import { EMPTY_ROOT, nodeHash, type Hash } from './hash.js'
+import { sha256, type Hash } from './hash.js'
 import { subtreeRoot } from './root.js'
 import type { TreeHashes } from './tree-hashes.js'
-import { isTreeIndex, perfectLevel, splitPoint } from './tree-math.js'
+import { consistencySteps } from './verify/consistency.js'
+import { runHashingSync } from './verify/hashing.js'
+import { isTreeIndex, splitPoint } from './verify/tree-math.js'
 
 /**
  * PROOF(m, D[n]) of RFC 9162 §2.1.4.1: that the tree of the first `first` leaves is a prefix of
@@ -28,42 +30,13 @@ function subproof(hashes: TreeHashes, m: number, start: number, end: number, who
 }
 
 /**
- * The verifier of RFC 9162 §2.1.4.2, step by step: whether `proof` shows that the tree of size
- * `first` with root `firstRoot` is a prefix of the tree of size `second` with root `secondRoot`.
- * For first = second the proof must be empty and the roots equal; for first = 0 the proof must
- * be empty and `firstRoot` the empty tree's.
+ * The verifier of RFC 9162 §2.1.4.2 (`consistencySteps`, shared with the browser entry), with
+ * node:crypto: whether `proof` shows that the tree of size `first` with root `firstRoot` is a
+ * prefix of the tree of size `second` with root `secondRoot`. For first = second the proof must
+ * be empty and the roots equal; for first = 0 the proof must be empty and `firstRoot` the empty
+ * tree's.
  */
 export function verifyConsistency(first: number, second: number, firstRoot: Uint8Array, secondRoot: Uint8Array,
   proof: readonly Uint8Array[]): boolean {
-  if (!isTreeIndex(first) || !isTreeIndex(second) || first > second) return false
-  if (first === 0) return proof.length === 0 && EMPTY_ROOT.equals(firstRoot)
-  if (first === second) return proof.length === 0 && Buffer.from(firstRoot).equals(secondRoot)
-  if (proof.length === 0) return false
-  const path = perfectLevel(first) !== null ? [firstRoot, ...proof] : [...proof]
-  let fn = first - 1
-  let sn = second - 1
-  while (fn % 2 === 1) {
-    fn = Math.floor(fn / 2)
-    sn = Math.floor(sn / 2)
-  }
-  const [seed, ...rest] = path as [Uint8Array, ...Uint8Array[]]
-  let fr: Uint8Array = seed
-  let sr: Uint8Array = seed
-  for (const c of rest) {
-    if (sn === 0) return false
-    if (fn % 2 === 1 || fn === sn) {
-      fr = nodeHash(c, fr)
-      sr = nodeHash(c, sr)
-      while (fn % 2 === 0 && fn !== 0) {
-        fn /= 2
-        sn = Math.floor(sn / 2)
-      }
-    } else {
-      sr = nodeHash(sr, c)
-    }
-    fn = Math.floor(fn / 2)
-    sn = Math.floor(sn / 2)
-  }
-  return sn === 0 && Buffer.from(fr).equals(firstRoot) && Buffer.from(sr).equals(secondRoot)
+  return runHashingSync(consistencySteps(first, second, firstRoot, secondRoot, proof), sha256)
 }
-

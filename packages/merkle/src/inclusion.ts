@@ -1,7 +1,9 @@
-import { nodeHash, type Hash } from './hash.js'
+import { sha256, type Hash } from './hash.js'
 import { subtreeRoot } from './root.js'
 import type { TreeHashes } from './tree-hashes.js'
-import { isTreeIndex, splitPoint } from './tree-math.js'
+import { runHashingSync } from './verify/hashing.js'
+import { inclusionSteps } from './verify/inclusion.js'
+import { isTreeIndex, splitPoint } from './verify/tree-math.js'
 
 /**
  * PATH(m, D[n]) of RFC 9162 §2.1.3.1: the audit path of leaf `index` in the tree of the first
@@ -24,27 +26,10 @@ function path(hashes: TreeHashes, index: number, start: number, end: number): Ha
 }
 
 /**
- * The verifier of RFC 9162 §2.1.3.2, step by step: whether `proof` shows that `leaf` (a leaf
- * hash) is leaf `index` of the tree of `size` leaves whose root is `root`.
+ * The verifier of RFC 9162 §2.1.3.2 (`inclusionSteps`, shared with the browser entry), with
+ * node:crypto: whether `proof` shows that `leaf` (a leaf hash) is leaf `index` of the tree of
+ * `size` leaves whose root is `root`.
  */
 export function verifyInclusion(leaf: Uint8Array, index: number, size: number, proof: readonly Uint8Array[], root: Uint8Array): boolean {
-  if (!isTreeIndex(index) || !isTreeIndex(size) || index >= size) return false
-  let fn = index
-  let sn = size - 1
-  let r: Uint8Array = leaf
-  for (const p of proof) {
-    if (sn === 0) return false
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r)
-      while (fn % 2 === 0 && fn !== 0) {
-        fn /= 2
-        sn = Math.floor(sn / 2)
-      }
-    } else {
-      r = nodeHash(r, p)
-    }
-    fn = Math.floor(fn / 2)
-    sn = Math.floor(sn / 2)
-  }
-  return sn === 0 && Buffer.from(r).equals(root)
+  return runHashingSync(inclusionSteps(leaf, index, size, proof, root), sha256)
 }

@@ -7,3 +7,4 @@ export { CompactRange, frontierOf, type PerfectNode } from './compact-range.js'
 export {
   treeHeadMessage, signTreeHead, verifyTreeHead, parseTreeHead, keyIdOf, rawPublicKey, type SignedTreeHead,
 } from './tree-head.js'
+export { leafText, type LeafFields } from './verify/leaf.js'

@@ -1,6 +1,6 @@
 import { EMPTY_ROOT, nodeHash, type Hash } from './hash.js'
 import type { TreeHashes } from './tree-hashes.js'
-import { isTreeIndex, perfectLevel, splitPoint } from './tree-math.js'
+import { isTreeIndex, perfectLevel, splitPoint } from './verify/tree-math.js'
 
 /**
  * MTH(D[start:end]) of RFC 9162 §2.1.1, over the leaves `hashes` holds: the empty tree's root for

@@ -1,30 +1,19 @@
-import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
-import { fromHex } from './hash.js'
-import { isTreeIndex } from './tree-math.js'
+import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
+import { sha256 } from './hash.js'
+import { runHashingSync } from './verify/hashing.js'
+import {
+  headToVerify, isWellFormedHead, keyIdSteps, treeHeadMessage as messageBytes, type SignedTreeHead,
+} from './verify/tree-head.js'
 
-/** A signed tree head (docs/audit.md#signed-tree-heads), as it is served, exported and kept. */
-export interface SignedTreeHead {
-  readonly tree_size: number
-  /** Lowercase hex of the root. */
-  readonly root_hash: string
-  /** RFC 3339 UTC with milliseconds, as `Date.prototype.toISOString` writes it. */
-  readonly timestamp: string
-  /** Base64 (standard alphabet, padded) of the 64-byte Ed25519 signature. */
-  readonly signature: string
-  /** `keyIdOf` the public key that verifies it. */
-  readonly key_id: string
-}
-
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+export type { SignedTreeHead } from './verify/tree-head.js'
 
 /**
  * The bytes a head's signature covers: "waybill-tree-head/v1\n" + size + "\n" + root + "\n" +
- * timestamp + "\n", in UTF-8. Plain text with a version tag, so that a browser or a shell can
- * rebuild it without a canonical JSON encoder, and no other message Waybill signs can be taken
- * for one.
+ * timestamp + "\n", in UTF-8 (the browser entry's `treeHeadMessage`, as a Buffer).
  */
 export function treeHeadMessage(head: Pick<SignedTreeHead, 'tree_size' | 'root_hash' | 'timestamp'>): Buffer {
-  return Buffer.from(`waybill-tree-head/v1\n${head.tree_size}\n${head.root_hash}\n${head.timestamp}\n`, 'utf8')
+  const bytes = messageBytes(head)
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
 
 /** The raw 32-byte Ed25519 public key of `key` (a private or public KeyObject). */
@@ -37,13 +26,13 @@ export function rawPublicKey(key: KeyObject): Buffer {
 
 /** A key's id: the first 16 hex characters of sha256 over its raw 32-byte public key. */
 export function keyIdOf(key: KeyObject): string {
-  return createHash('sha256').update(rawPublicKey(key)).digest('hex').slice(0, 16)
+  return runHashingSync(keyIdSteps(rawPublicKey(key)), sha256)
 }
 
 /** Signs the head of a tree of `treeSize` leaves with root `rootHash` (hex) at `at`. */
 export function signTreeHead(privateKey: KeyObject, treeSize: number, rootHash: string, at: Date): SignedTreeHead {
   const unsigned = { tree_size: treeSize, root_hash: rootHash, timestamp: at.toISOString() }
-  if (!isWellFormed(unsigned)) throw new RangeError(`not a tree head: ${JSON.stringify(unsigned)}`)
+  if (!isWellFormedHead(unsigned)) throw new RangeError(`not a tree head: ${JSON.stringify(unsigned)}`)
   return { ...unsigned, signature: sign(null, treeHeadMessage(unsigned), privateKey).toString('base64'), key_id: keyIdOf(privateKey) }
 }
 
@@ -52,16 +41,8 @@ export function signTreeHead(privateKey: KeyObject, treeSize: number, rootHash: 
  * anything that is not a good head is false.
  */
 export function verifyTreeHead(head: SignedTreeHead, publicKey: KeyObject): boolean {
-  if (!isWellFormed(head) || head.key_id !== keyIdOf(publicKey) || typeof head.signature !== 'string') return false
-  const signature = Buffer.from(head.signature, 'base64')
-  if (signature.length !== 64 || signature.toString('base64') !== head.signature) return false
-  return verify(null, treeHeadMessage(head), publicKey, signature)
-}
-
-function isWellFormed(head: Pick<SignedTreeHead, 'tree_size' | 'root_hash' | 'timestamp'>): boolean {
-  return typeof head.tree_size === 'number' && isTreeIndex(head.tree_size) &&
-    typeof head.root_hash === 'string' && fromHex(head.root_hash) !== null &&
-    typeof head.timestamp === 'string' && TIMESTAMP.test(head.timestamp)
+  const toVerify = headToVerify(head, keyIdOf(publicKey))
+  return toVerify.ok && verify(null, toVerify.message, publicKey, toVerify.signature)
 }
 
 /**
@@ -75,5 +56,5 @@ export function parseTreeHead(value: unknown): SignedTreeHead | null {
   if (typeof size !== 'number' || typeof root !== 'string' || typeof timestamp !== 'string' ||
     typeof signature !== 'string' || typeof keyId !== 'string') return null
   const parsed = { tree_size: size, root_hash: root, timestamp, signature, key_id: keyId }
-  return isWellFormed(parsed) ? parsed : null
+  return isWellFormedHead(parsed) ? parsed : null
 }

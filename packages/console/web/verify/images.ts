@@ -1,7 +1,6 @@
-import { bytesToHex } from './bytes.js'
-import { sha256 } from './merkle.js'
+import { bytesToHex, subtleSha256 } from '@waybill/merkle/verify'
+import type { HistoryEvent } from '../api.js'
 import type { Verdict } from './verdict.js'
-import type { HistoryEvent } from '../wire.js'
 
 type ImageName = 'pod' | 'signature'
 
@@ -43,7 +42,7 @@ export function recordedImages(events: readonly HistoryEvent[]): RecordedImage[]
 export async function checkImage(bytes: Uint8Array<ArrayBuffer>, image: RecordedImage): Promise<ImageFailure | null> {
   const name = NAMES[image.which]
   if (image.sha256 === null) return { which: image.which, revision: image.revision, reason: `revision ${image.revision} records no sha256 for the ${name}` }
-  const actual = bytesToHex(await sha256(bytes))
+  const actual = bytesToHex(await subtleSha256(bytes))
   if (actual === image.sha256) return null
   return {
     which: image.which, revision: image.revision,

@@ -1,8 +1,6 @@
-import { bytesToHex, hexToBytes } from './bytes.js'
+import { bytesToHex, hashFromHex, leafBytes, leafHash, subtleSha256, verifyInclusion } from '@waybill/merkle/verify'
+import type { HistoryEvent, OrderProof, ProofEntry, PublicKey, SignedHead } from '../api.js'
 import { verifyHead } from './head.js'
-import { leafBytes } from './leaf.js'
-import { leafHash, verifyInclusion } from './merkle.js'
-import type { HistoryEvent, OrderProof, ProofEntry, PublicKey, SignedHead } from '../wire.js'
 
 export type Verdict =
   /** Every event of the order is in the log, as the history shows it, under the signed head. */
@@ -38,7 +36,6 @@ const PENDING_GRACE_MS = 5 * 60 * 1000
 const GRACE = `${PENDING_GRACE_MS / 60_000} minutes`
 
 type Problem = { readonly revision: number | null; readonly reason: string }
-type Named = HistoryEvent & { readonly event_id: string; readonly stream: string }
 
 /**
  * The browser's own verdict on an order's history (docs/contract.md#audit): that the history is the
@@ -58,9 +55,7 @@ export async function verifyOrder(
   const events = [...history].sort((a, b) => a.revision - b.revision)
   const shape = historyProblem(events, expected)
   if (shape !== null) return fail(shape)
-  // historyProblem found an id and a stream on every event.
-  const named = events as Named[]
-  const paired = pairEntries(named, proof.entries)
+  const paired = pairEntries(events, proof.entries)
   if (!Array.isArray(paired)) return fail(paired)
   const order = leafOrderProblem(paired)
   if (order !== null) return fail(order)
@@ -69,7 +64,7 @@ export async function verifyOrder(
     if (proven !== undefined) return fail({ revision: proven[0].revision, reason: 'the proof gives an inclusion path but there is no signed head' })
     // An auditor who pinned the log's key expects heads. A head follows the log within seconds, so
     // "no head yet" for an order received long ago is the server keeping the order out of the check.
-    const first = named[0]?.received_at ?? null
+    const first = events[0]?.received_at ?? null
     const received = first === null ? Number.NaN : Date.parse(first)
     if (pinnedKeyId !== undefined && !Number.isNaN(received) && now - received > PENDING_GRACE_MS) {
       return fail({ revision: 0, reason: `the server gives no signed head, yet this order's first event was received at ${first ?? ''}, more than ${GRACE} ago` })
@@ -79,11 +74,11 @@ export async function verifyOrder(
 
   const headCheck = await verifyHead(head, key, pinnedKeyId)
   if (!headCheck.ok) return fail({ revision: null, reason: headCheck.reason })
-  const root = hexToBytes(head.root_hash)
+  const root = hashFromHex(head.root_hash)
   const signedAt = Date.parse(head.timestamp)
   if (root === null || Number.isNaN(signedAt)) return fail({ revision: null, reason: 'the head is malformed' })
   let covered = 0
-  let firstPending: Named | null = null
+  let firstPending: HistoryEvent | null = null
   for (const [event, entry] of paired) {
     const at = (reason: string): Verdict => fail({ revision: event.revision, reason })
     const index = entry.leaf_index
@@ -101,11 +96,12 @@ export async function verifyOrder(
       return fail({ revision: firstPending.revision, reason: `it is said not to be covered by the head, though a later revision (${event.revision}) is` })
     }
     if (index === null) return at('the proof gives an inclusion path but no leaf index')
-    const leaf = await leafHash(leafBytes(event))
+    // The leaf rebuilt from the history's own fields (`leafBytes`, the format the server hashes).
+    const leaf = await leafHash(leafBytes(event), subtleSha256)
     if (bytesToHex(leaf) !== entry.leaf_hash) return at(`the event differs from leaf ${index} of the log`)
-    const path = entry.audit_path.map(hexToBytes)
-    if (path.some((node) => node?.length !== 32)) return at('the inclusion proof is malformed')
-    if (!await verifyInclusion(index, head.tree_size, leaf, path as Uint8Array[], root)) {
+    const path = entry.audit_path.map(hashFromHex)
+    if (path.some((node) => node === null)) return at('the inclusion proof is malformed')
+    if (!await verifyInclusion(leaf, index, head.tree_size, path as Uint8Array[], root, subtleSha256)) {
       return at(`the inclusion proof of leaf ${index} does not lead to the signed root`)
     }
     covered++
@@ -122,7 +118,8 @@ function historyProblem(events: readonly HistoryEvent[], expected: ExpectedOrder
   for (const [i, event] of events.entries()) {
     if (event.revision < i) return { revision: event.revision, reason: `the history shows revision ${event.revision} twice` }
     if (event.revision !== i) return { revision: i, reason: `revision ${i} is missing from the history` }
-    if (event.event_id === undefined || event.stream === undefined) return { revision: i, reason: 'the history does not give the event\'s id and stream' }
+    // The answer's type promises both; a server that leaves them out fails here, not in the leaf.
+    if (typeof event.event_id !== 'string' || typeof event.stream !== 'string') return { revision: i, reason: 'the history does not give the event\'s id and stream' }
     if (ids.has(event.event_id)) return { revision: i, reason: `the history shows event ${event.event_id} twice` }
     ids.add(event.event_id)
     if (event.stream !== expected.stream) return { revision: i, reason: `the event is in stream ${event.stream}, not ${expected.stream}` }
@@ -135,13 +132,13 @@ function historyProblem(events: readonly HistoryEvent[], expected: ExpectedOrder
 }
 
 /** Each event with the proof's entry for it; the proof must name exactly the history's events, each once. */
-function pairEntries(events: readonly Named[], entries: readonly ProofEntry[]): Array<[Named, ProofEntry]> | Problem {
+function pairEntries(events: readonly HistoryEvent[], entries: readonly ProofEntry[]): Array<[HistoryEvent, ProofEntry]> | Problem {
   const byId = new Map<string, ProofEntry>()
   for (const entry of entries) {
     if (byId.has(entry.event_id)) return { revision: entry.revision, reason: `the proof lists event ${entry.event_id} twice` }
     byId.set(entry.event_id, entry)
   }
-  const paired: Array<[Named, ProofEntry]> = []
+  const paired: Array<[HistoryEvent, ProofEntry]> = []
   for (const event of events) {
     const entry = byId.get(event.event_id)
     if (entry === undefined) return { revision: event.revision, reason: 'the log has no leaf for this event' }
@@ -164,7 +161,7 @@ function pairEntries(events: readonly Named[], entries: readonly ProofEntry[]): 
  * with revision, and once one event has no leaf yet no later one has. The server chooses the
  * indexes it reports: without this, it could say any event lies past the head.
  */
-function leafOrderProblem(paired: ReadonlyArray<readonly [Named, ProofEntry]>): Problem | null {
+function leafOrderProblem(paired: ReadonlyArray<readonly [HistoryEvent, ProofEntry]>): Problem | null {
   let previous: { revision: number; index: number | null } | null = null
   for (const [event, { leaf_index: index }] of paired) {
     if (index !== null && (!Number.isSafeInteger(index) || index < 0)) return { revision: event.revision, reason: 'the leaf index is malformed' }

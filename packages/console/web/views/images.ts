@@ -1,8 +1,7 @@
-import type { Api } from '../api.js'
+import type { Api, History } from '../api.js'
 import { show as showValue } from '../changes.js'
 import { h } from '../dom.js'
 import { checkImage, recordedImages, type ImageFailure } from '../verify/images.js'
-import type { History } from '../wire.js'
 import { messageOf } from './orders.js'
 
 /** Blob URLs of the images on the page shown last; revoked when another page is shown. */

@@ -1,11 +1,10 @@
-import type { Api } from '../api.js'
+import type { Api, Order, OrderFilters, OrderStatus } from '../api.js'
 import { h, show } from '../dom.js'
 import type { Session } from '../session.js'
-import type { Order } from '../wire.js'
 
-const STATUSES = ['pending', 'in_progress', 'completed', 'canceled'] as const
+const STATUSES: readonly OrderStatus[] = ['pending', 'in_progress', 'completed', 'canceled']
 const FILTERS = ['status', 'customer', 'location', 'updated_since', 'account'] as const
-const PAGE_SIZE = '25'
+const PAGE_SIZE = 25
 
 /** Where an order's page is: in the fragment, so it is bookmarkable and never sent to the server. */
 function orderHref(orderId: string, account: string | undefined): string {
@@ -65,15 +64,36 @@ export async function ordersPage(api: Api, session: Session, params: URLSearchPa
     h('h2', { id: 'results-title' }, 'Orders'), h('p', {}, 'Loading…'))
   show(h('h1', {}, 'Orders'), h('div', { class: 'search' }, filters, go), results)
 
-  const query: Record<string, string | undefined> = { limit: params.get('limit') ?? PAGE_SIZE }
-  for (const name of [...FILTERS, 'cursor'] as const) query[name] = params.get(name) ?? undefined
   try {
-    const page = await api.listOrders(query)
+    const page = await api.listOrders(filtersOf(params), session.auditor ? given(params, 'account') : undefined)
     results.replaceChildren(h('h2', { id: 'results-title' }, 'Orders'), ...listing(page.orders, session), ...paging(params, page.next_cursor))
   } catch (error) {
     results.replaceChildren(h('h2', { id: 'results-title' }, 'Orders'), h('p', { role: 'alert', class: 'error' }, messageOf(error)))
   }
   results.setAttribute('aria-busy', 'false')
+}
+
+/** A filter or the cursor as the fragment gives it; empty is none. */
+function given(params: URLSearchParams, name: string): string | undefined {
+  const value = params.get(name)
+  return value === null || value === '' ? undefined : value
+}
+
+/**
+ * The list's query from the fragment. A status the API does not know (a fragment edited by hand)
+ * is sent as given: the API's answer (400, with its problem detail) is what the page shows, as
+ * for any other filter it refuses.
+ */
+function filtersOf(params: URLSearchParams): OrderFilters {
+  const limit = given(params, 'limit')
+  return {
+    status: given(params, 'status') as OrderStatus | undefined,
+    customer: given(params, 'customer'),
+    location: given(params, 'location'),
+    updated_since: given(params, 'updated_since'),
+    limit: limit === undefined ? PAGE_SIZE : Number(limit),
+    cursor: given(params, 'cursor'),
+  }
 }
 
 function listing(orders: readonly Order[], session: Session): HTMLElement[] {

@@ -48,10 +48,10 @@ export function signInPage(onSignedIn: (session: Session) => void, notice?: stri
 }
 
 async function signIn(key: string, pinnedKeyId: string | undefined): Promise<Session> {
-  const api = new Api(key)
+  const api = new Api(key, { baseUrl: location.origin })
   const who = await api.ping()
   // Any valid key answers /ping; reading needs orders:read or orders:audit, which the list checks.
-  await api.listOrders({ limit: '1' })
+  await api.listOrders({ limit: 1 }, undefined)
   const session = { key, account: who.account, keyId: who.key_id, auditor: who.account === '*', ...(pinnedKeyId !== undefined ? { pinnedKeyId } : {}) }
   saveSession(session)
   return session

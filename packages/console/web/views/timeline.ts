@@ -1,6 +1,6 @@
 import { changesBetween, lag, show as showValue } from '../changes.js'
 import { h } from '../dom.js'
-import type { History, HistoryEvent } from '../wire.js'
+import type { History, HistoryEvent } from '../api.js'
 
 /** The note beside what the signed leaf does not cover (docs/audit.md#leaves): the verdict says nothing of it. */
 export const UNSIGNED = '(server\'s record, not signed)'
@@ -20,7 +20,7 @@ export function eventFields(event: HistoryEvent): EventField[] {
     { term: 'Received', value: received, signed: true },
     { term: 'Sent with key', value: event.key_id ?? 'not recorded', signed: false },
     { term: 'Request id', value: event.request_id ?? '—', signed: false },
-    { term: 'Event id', value: event.event_id ?? '—', signed: true },
+    { term: 'Event id', value: event.event_id, signed: true },
     { term: 'Leaf index', value: event.leaf_index == null ? '—' : String(event.leaf_index), signed: true },
     { term: 'Hash', value: event.hash, signed: false },
     { term: 'Previous hash', value: event.prev_hash ?? '—', signed: false },
@@ -40,25 +40,20 @@ export function timelineOf(history: History): HTMLElement {
 }
 
 function eventItem(event: HistoryEvent, previous: HistoryEvent | undefined): HTMLElement {
-  // The state after each event is the server's fold (state_after), not signed; without it, compare the data, which is.
-  const fromState = event.state_after !== undefined
-  const changes = fromState
-    ? changesBetween(previous?.state_after, event.state_after)
-    : changesBetween(previous?.data, event.data)
+  // What changed is read from the server's fold (state_after), which is not signed.
+  const changes = changesBetween(previous?.state_after, event.state_after)
   return h('li', { id: `event-${event.revision}`, class: 'event' },
     h('article', { 'aria-labelledby': `event-${event.revision}-title` },
       h('h3', { id: `event-${event.revision}-title` }, `Revision ${event.revision}: ${event.type}`),
       h('dl', { class: 'meta' }, eventFields(event).map(({ term, value, signed }) =>
         [h('dt', {}, term), h('dd', {}, value, signed ? null : [' ', unsigned()])])),
       h('table', { class: 'changes' },
-        h('caption', {}, previous === undefined ? 'Fields set' : 'What changed', fromState ? [' ', unsigned()] : null),
+        h('caption', {}, previous === undefined ? 'Fields set' : 'What changed', ' ', unsigned()),
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'Before'), h('th', { scope: 'col' }, 'After'))),
         h('tbody', {}, changes.map((change) => h('tr', {},
           h('th', { scope: 'row' }, change.field), h('td', {}, showValue(change.before)), h('td', {}, showValue(change.after)))))),
       h('details', { class: 'data' }, h('summary', {}, 'The event\'s data (in its signed leaf)'),
         h('dl', { class: 'state' }, Object.entries(event.data).map(([field, value]) => [h('dt', {}, field), h('dd', {}, showValue(value))]))),
-      event.state_after != null
-        ? h('div', { class: 'state-after' }, h('h4', {}, 'State after this event ', unsigned()),
-          h('dl', { class: 'state' }, Object.entries(event.state_after).map(([field, value]) => [h('dt', {}, field), h('dd', {}, showValue(value))])))
-        : null))
+      h('div', { class: 'state-after' }, h('h4', {}, 'State after this event ', unsigned()),
+        h('dl', { class: 'state' }, Object.entries(event.state_after).map(([field, value]) => [h('dt', {}, field), h('dd', {}, showValue(value))])))))
 }

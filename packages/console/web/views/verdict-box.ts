@@ -1,7 +1,6 @@
-import { ApiError, type Api } from '../api.js'
+import { ApiError, type Api, type History } from '../api.js'
 import { fill, h } from '../dom.js'
 import { verifyOrder, type ExpectedOrder, type Verdict } from '../verify/verdict.js'
-import type { History } from '../wire.js'
 import { messageOf } from './orders.js'
 
 /** A route the server answered 404 for; `what` it thereby gives none of. */
@@ -78,10 +77,9 @@ export function verdictText(verdict: Verdict | null, pinned: boolean): VerdictTe
 /** Fills the verdict box; `data-verdict` (the kind, or "unavailable") is what the JSON export records. */
 export function renderVerdict(box: HTMLElement, verdict: Verdict | null, history: History, pinned: boolean): void {
   const text = verdictText(verdict, pinned)
-  const chain = history.chain === undefined ? null
-    : h('p', { class: 'chain' }, history.chain.ok
-      ? 'The server reports the stream\'s hash chain intact (its word, not checked here).'
-      : `The server reports the stream's hash chain broken at revision ${history.chain.revision}: ${history.chain.reason}.`)
+  const chain = h('p', { class: 'chain' }, history.chain.ok
+    ? 'The server reports the stream\'s hash chain intact (its word, not checked here).'
+    : `The server reports the stream's hash chain broken at revision ${history.chain.revision}: ${history.chain.reason}.`)
   box.classList.remove('verdict-checking')
   box.classList.add(`verdict-${text.tone}`)
   box.dataset['verdict'] = verdict?.kind ?? 'unavailable'

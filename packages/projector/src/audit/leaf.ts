@@ -1,5 +1,4 @@
-import { canonicalJson } from '@waybill/domain'
-import { leafHash, type Hash } from '@waybill/merkle'
+import { leafHash, leafText, type Hash, type LeafFields } from '@waybill/merkle'
 
 /** What a leaf commits to, from a stored order event (a RecordedEvent or a ProjectionEvent with `received_at`). */
 export interface LeafEvent {
@@ -12,31 +11,30 @@ export interface LeafEvent {
 }
 
 /**
- * The leaf bytes of an order event (docs/audit.md#leaves): UTF-8 of the canonical JSON of its id,
- * stream, revision, type, data (images as their {sha256, media_type, bytes}), event date and
- * received time. The history route answers each of these fields, so a browser rebuilds the same
- * bytes from it.
+ * The leaf's fields (docs/audit.md#leaves) where a stored event keeps them: the event date in its
+ * data, the received time in its metadata (null when either is not a string). The format itself,
+ * which the browser rebuilds from the history, is `@waybill/merkle`'s `leafText`.
  */
-export function leafBytes(event: LeafEvent): Buffer {
-  return Buffer.from(leafText(event), 'utf8')
-}
-
-/** The leaf's text, whose UTF-8 is `leafBytes`. Its keys are written in canonical order (see canonicalJson). */
-function leafText(event: LeafEvent): string {
+function leafFields(event: LeafEvent): LeafFields {
   const eventDate = event.data.event_date
   const receivedAt = event.metadata.received_at
-  return canonicalJson({
+  return {
+    event_id: event.id,
+    stream: event.streamName,
+    revision: event.revision,
+    type: event.type,
     data: event.data,
     event_date: typeof eventDate === 'string' ? eventDate : null,
-    event_id: event.id,
     received_at: typeof receivedAt === 'string' ? receivedAt : null,
-    revision: event.revision,
-    stream: event.streamName,
-    type: event.type,
-  })
+  }
 }
 
-/** The leaf hash of an order event: SHA-256(0x00 ‖ leaf bytes). */
+/** The leaf bytes of an order event: the UTF-8 of its leaf text. */
+export function leafBytes(event: LeafEvent): Buffer {
+  return Buffer.from(leafText(leafFields(event)), 'utf8')
+}
+
+/** The leaf hash of an order event: SHA-256(0x00 ‖ leaf bytes), hashed from the text without a copy of its bytes. */
 export function eventLeafHash(event: LeafEvent): Hash {
-  return leafHash(leafText(event))
+  return leafHash(leafText(leafFields(event)))
 }
