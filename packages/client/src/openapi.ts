@@ -1048,7 +1048,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Auditor keys only, and required for them: the account to read */
-                account?: unknown;
+                account?: string;
             };
             header?: never;
             path: {
@@ -1170,7 +1170,7 @@ export interface operations {
                 /** @description next_cursor of the previous page, with the same filters (limit may change) */
                 cursor?: string;
                 /** @description Auditor keys only: list this account's orders (every account's when absent) */
-                account?: unknown;
+                account?: string;
             };
             header?: never;
             path?: never;
@@ -1271,7 +1271,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Auditor keys only, and required for them: the account to read */
-                account?: unknown;
+                account?: string;
                 /** @description csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last */
                 format?: "json" | "csv";
             };
@@ -1387,7 +1387,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Auditor keys only, and required for them: the account to read */
-                account?: unknown;
+                account?: string;
             };
             header?: never;
             path: {
@@ -1503,7 +1503,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Auditor keys only, and required for them: the account to read */
-                account?: unknown;
+                account?: string;
             };
             header?: never;
             path: {
@@ -2061,7 +2061,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Auditor keys only, and required for them: the account to read */
-                account?: unknown;
+                account?: string;
             };
             header?: never;
             path: {

@@ -44,10 +44,11 @@ export const OrderParams = Type.Object({
 })
 
 /**
- * The account an auditor key reads (docs/contract.md#auditor-keys). Checked by the route, not by
- * the schema: an ordinary key's `account` is ignored on the one-order routes, whatever it holds.
+ * The account an auditor key reads (docs/contract.md#auditor-keys): one string; whether it is an
+ * account id is the route's check, for auditor keys only (an ordinary key's is ignored on the
+ * one-order routes).
  */
-const AuditedAccount = Type.Optional(Type.Unsafe<unknown>({ description: 'Auditor keys only, and required for them: the account to read' }))
+const AuditedAccount = Type.Optional(Type.String({ description: 'Auditor keys only, and required for them: the account to read' }))
 
 /** The one-order routes' query: nothing but an auditor's account. */
 export const OneOrderQuery = Type.Object({ account: AuditedAccount })
@@ -63,7 +64,7 @@ export const ListQuery = Type.Object({
   })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'next_cursor of the previous page, with the same filters (limit may change)' })),
-  account: Type.Optional(Type.Unsafe<unknown>({ description: 'Auditor keys only: list this account\'s orders (every account\'s when absent)' })),
+  account: Type.Optional(Type.String({ description: 'Auditor keys only: list this account\'s orders (every account\'s when absent)' })),
 })
 
 export const OrderListSchema = Type.Object({
