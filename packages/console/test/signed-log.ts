@@ -4,8 +4,8 @@ import type { HistoryEvent, OrderProof, PublicKey, SignedHead } from '../web/wir
 import { refLeafHash, refPath, refRoot } from './rfc9162.js'
 
 /**
- * A small signed log made as the audit contract (docs/contract.md#audit) says the server makes
- * one, with node:crypto: leaves from the events' canonical JSON, a head signed with Ed25519.
+ * A small signed log made as docs/audit.md#leaves and docs/audit.md#signed-tree-heads say the
+ * server makes one, with node:crypto: leaves from the events' canonical JSON, a head signed with Ed25519.
  */
 export interface SignedLog {
   readonly key: PublicKey

@@ -1,4 +1,4 @@
-/** Hex and base64 as the audit contract writes them (docs/contract.md#audit): lowercase hex, standard padded base64. */
+/** Hex and base64 as the audit log writes them (docs/audit.md#the-tree, docs/audit.md#signed-tree-heads): lowercase hex, standard padded base64. */
 
 const HEX = /^(?:[0-9a-f]{2})*$/
 

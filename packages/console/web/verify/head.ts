@@ -2,7 +2,7 @@ import { base64ToBytes, bytesToHex, hexToBytes, utf8 } from './bytes.js'
 import { sha256 } from './merkle.js'
 import type { PublicKey, SignedHead } from '../wire.js'
 
-/** The bytes a tree head's Ed25519 signature covers (docs/contract.md#audit). */
+/** The bytes a tree head's Ed25519 signature covers (docs/audit.md#signed-tree-heads). */
 function headMessage(head: Pick<SignedHead, 'tree_size' | 'root_hash' | 'timestamp'>): Uint8Array<ArrayBuffer> {
   return utf8(`waybill-tree-head/v1\n${head.tree_size}\n${head.root_hash}\n${head.timestamp}\n`)
 }

@@ -2,7 +2,7 @@ import { canonicalJson } from '@waybill/domain/canonical-json'
 import { utf8 } from './bytes.js'
 import type { HistoryEvent } from '../wire.js'
 
-/** The history fields a leaf commits to (docs/contract.md#audit). */
+/** The history fields a leaf commits to (docs/audit.md#leaves). */
 export type LeafFields = Pick<HistoryEvent, 'type' | 'data' | 'event_date' | 'received_at' | 'revision'> & {
   readonly event_id: string
   readonly stream: string
