@@ -56,8 +56,8 @@ const oneOf = <const Values extends readonly string[]>(values: Values, fallback:
 /**
  * Every environment variable Waybill reads: its type, default, allowed values and meaning. The
  * one home of the configuration: `loadConfig` validates with it, the deploy test takes the
- * variable names from it and the README's "Configuration" table is checked against it. Rules
- * between variables are in `loadConfig`.
+ * variable names from it and the table of docs/operations.md#configuration is checked against
+ * it. Rules between variables are in `loadConfig`.
  *
  * A JSON Schema written as data, typed by TypeBox (`XStatic` below), rather than built with
  * TypeBox's `Type` at run time: loading TypeBox (~700 modules) was 0.2 s of every `waybill`
@@ -189,7 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig 
   }
 }
 
-/** `~/…` as a path in the home directory (the default key directory is written that way so that the README shows it). */
+/** `~/…` as a path in the home directory (the default key directory is written that way so that docs/operations.md shows it). */
 function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : resolve(path)
 }

@@ -182,7 +182,8 @@ t.test('loadConfig(env) reads exactly env: not process.env, not a .env file; loa
   t.equal(process.env.WAYBILL_HTTP_PORT, undefined, 'nothing is written into process.env')
 })
 
-// The README's table, rendered from the schema; on a mismatch the diff shows the table to paste.
+// The table of docs/operations.md#configuration, rendered from the schema; on a mismatch the diff
+// shows the table to paste.
 function configurationTable(): string {
   const accepts = (p: Property): string => {
     if (p.enum !== undefined) return p.enum.map((value) => `\`${value}\``).join(', ')
@@ -196,11 +197,11 @@ function configurationTable(): string {
     })].join('\n')
 }
 
-t.test('the README\'s "Configuration" table is the schema', async (t) => {
-  const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'README.md'), 'utf8')
-  const start = readme.indexOf('\n## Configuration\n')
-  t.not(start, -1, 'the README has a "Configuration" section')
-  const section = readme.slice(start + 1, readme.indexOf('\n## ', start + 1))
+t.test('the "Configuration" table of docs/operations.md is the schema', async (t) => {
+  const operations = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'operations.md'), 'utf8')
+  const start = operations.indexOf('\n## Configuration\n')
+  t.not(start, -1, 'docs/operations.md has a "Configuration" section')
+  const section = operations.slice(start + 1, operations.indexOf('\n## ', start + 1))
   t.equal(section.split('\n').filter((line) => line.startsWith('|')).join('\n'), configurationTable())
 })
 

@@ -12,7 +12,7 @@ import { MAIN } from './waybill-process.js'
 /*
  * The service starts and stops as an operator starts it: `pnpm start` hands SIGTERM to the server
  * (no orphan left listening), and a server whose log reader has gone away still exits on SIGTERM
- * (issue 17, item 5). Real child processes, real signals.
+ * (its log writes failing with EPIPE hold nothing open). Real child processes, real signals.
  */
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 

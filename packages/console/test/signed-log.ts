@@ -5,7 +5,7 @@ import {
 import type { HistoryEvent, OrderProof, PublicKey, SignedHead } from '../web/api.js'
 
 /**
- * A small signed log made as the server makes one (docs/audit.md), with the server's own code
+ * A small signed log made as the server makes one (docs/audit.md#leaves, docs/audit.md#signed-tree-heads), with the server's own code
  * (`@waybill/merkle`, node:crypto): leaves in the leaf format, RFC 9162 proofs, heads signed with
  * Ed25519. That code is checked against the RFC and the contract's texts in packages/merkle.
  */

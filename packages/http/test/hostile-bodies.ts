@@ -1,8 +1,9 @@
 import { LIMITS } from '@waybill/domain'
 
 /**
- * The bodies of issue 13 §2 that each froze the event loop for a second or more, each just under
- * the 16 MiB body limit so that it is read whole and reaches the parser.
+ * Hostile bodies that each froze the event loop for a second or more before the body structure
+ * limits (docs/contract.md#body-structure), each just under the 16 MiB body limit so that it is
+ * read whole and reaches the parser.
  */
 export const HOSTILE_KINDS = ['nested-arrays', 'million-keys', 'form-fields', 'multipart-parts'] as const
 export type HostileKind = (typeof HOSTILE_KINDS)[number]

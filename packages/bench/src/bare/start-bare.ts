@@ -40,8 +40,8 @@ export interface BareServer {
 }
 
 /**
- * The bare ceiling (issue 16's table): Fastify over HTTPS with the service's certificate kind and
- * TLS settings, the envelope validated by a JSON schema, the key header compared with a constant,
+ * The bare ceiling: Fastify over HTTPS with the service's certificate kind and TLS settings, the
+ * envelope validated by a JSON schema, the key header compared with a constant,
  * `201` (`202` for the other events) with an empty body, nothing stored. What any service on this
  * machine could reach before doing its own work: the service's ratio against it is its overhead.
  */

@@ -3,7 +3,7 @@ import type { HotFunction } from './profile-summary.js'
 import type { PhaseFigures } from './drive.js'
 
 const PHASE_NAMES = { add: 'phase 1: ORDER_ADD', mix: 'phase 2: add/update/complete+PNG' } as const
-/** Issue 16's goals against the bare ceiling. */
+/** The service's goals, as its ratio to the bare ceiling in each phase. */
 const GOALS = { add: 0.6, mix: 0.5 } as const
 const P99_GOAL_MS = 50
 

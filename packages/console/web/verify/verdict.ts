@@ -38,7 +38,7 @@ const GRACE = `${PENDING_GRACE_MS / 60_000} minutes`
 type Problem = { readonly revision: number | null; readonly reason: string }
 
 /**
- * The browser's own verdict on an order's history (docs/contract.md#audit): that the history is the
+ * The browser's own verdict on an order's history (docs/audit.md#the-console): that the history is the
  * order the page asked for (its stream and order id on every event, revisions 0..n-1) and that the
  * proof speaks of exactly those events; the head's signature against the log's public key; then
  * each event in revision order, its leaf recomputed from the history and its inclusion proof

@@ -26,9 +26,10 @@ export interface SqliteEventStoreOptions {
    * Where the write connection lives. `inline` (default): the main thread, batching per turn of
    * the event loop. `worker`: a worker thread, so the main thread keeps running during fsync.
    *
-   * Why inline is the default: measured with `pnpm bench:store` (README), the inline writer
-   * commits larger batches (64 of 64 appenders vs ~50, and ~25 vs 64 when the main thread has
-   * work of its own) and reaches about 1.5× the worker's appends/s, because the worker starts a
+   * Why inline is the default: measured with `pnpm bench:store`
+   * (packages/bench/README.md#results), the inline writer commits larger batches (64 of
+   * 64 appenders vs ~50, and ~25 vs 64 when the main thread has work of its own) and reaches
+   * about 1.5× the worker's appends/s, because the worker starts a
    * new transaction as soon as the first message of the next wave arrives, while the inline
    * writer sees the whole wave at once, and pays no message passing. Its cost: the event loop
    * stalls for the length of each commit (a few ms) or of a wait for another process's lock.

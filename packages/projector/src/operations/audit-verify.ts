@@ -54,7 +54,7 @@ export interface AuditVerifyOptions {
 const BATCH = 10_000
 
 /**
- * `waybill audit verify` (docs/audit.md#audit-verify): recomputes the Merkle tree from the event
+ * `waybill audit verify` (docs/audit.md#waybill-audit): recomputes the Merkle tree from the event
  * log itself (not from the projector's tables), checks every head's signature and that the
  * log's tree has that head's root at that head's size, the same for the auditor's own head,
  * every order stream's hash chain, and every image's bytes against the sha256 its event records.

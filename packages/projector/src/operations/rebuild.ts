@@ -29,7 +29,7 @@ export interface RebuildOptions {
   readonly swap?: boolean
   /**
    * The kept signed heads: the new tree must agree with every one (its root at each head's size is
-   * the head's), or the rebuild fails and the live model stays (docs/audit.md#rebuild).
+   * the head's), or the rebuild fails and the live model stays (docs/audit.md#signed-tree-heads).
    */
   readonly heads?: HeadStore
 }
