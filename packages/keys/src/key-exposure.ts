@@ -17,20 +17,24 @@ export interface ExposureResult {
  * scopes, before the caller's `insecure_connection` answer leaves. The replacement never goes
  * back over that connection; it is written to `<dataDir>/replaced-keys/<new id>` (0600) for the
  * operator, and when the exposed key was the sandbox test key, `<dataDir>/test-api-key` is
- * rewritten with it. A key still working in its rotation's grace stops at once, whatever grace
- * was given: its replacement exists already. Unknown or already revoked keys change nothing.
+ * rewritten with it. The key is found by its hash whatever its state: a key still working in its
+ * rotation's grace stops at once (its replacement exists already), and an expired key is revoked
+ * for good with no replacement (it gave no access to hand on), so renewing it can never bring the
+ * exposed secret back. Unknown or already revoked keys change nothing.
  */
 export async function revokeExposedKey(keys: KeyRing, dataDir: string, presented: string): Promise<ExposureResult | null> {
-  const principal = await keys.authenticate(presented)
-  if (principal === null) return null
+  const record = await keys.findByKey(presented)
+  if (record === null) return null
+  if (record.state !== 'active') return endGrace(keys, record.keyId)
+  if (!keys.isUsable(record)) return revokeExpired(keys, record.keyId)
   let replacement
   try {
-    replacement = await keys.rotate(principal.keyId, 'insecure_connection')
+    replacement = await keys.rotate(record.keyId, 'insecure_connection')
   } catch (error) {
     if (!(error instanceof KeyRingError)) throw error
-    // Not active: either it authenticated during its rotation's grace, or another request or
-    // instance rotated it first (then it is revoked either way, and there is no grace to end).
-    return endGrace(keys, principal.keyId)
+    // Another request or instance rotated it first: it is revoked either way (within a grace, if
+    // that rotation gave one, which ends now).
+    return endGrace(keys, record.keyId)
   }
   const replacementKeyId = replacement.record.keyId
   await writeSecretFile(replacementKeyPath(dataDir, replacementKeyId), replacement.key)
@@ -38,7 +42,18 @@ export async function revokeExposedKey(keys: KeyRing, dataDir: string, presented
   if (testKey !== null && hashApiKey(testKey) === hashApiKey(presented)) {
     await writeSecretFile(testKeyPath(dataDir), replacement.key)
   }
-  return { revokedKeyId: principal.keyId, replacementKeyId }
+  return { revokedKeyId: record.keyId, replacementKeyId }
+}
+
+async function revokeExpired(keys: KeyRing, keyId: string): Promise<ExposureResult | null> {
+  try {
+    await keys.revoke(keyId, 'insecure_connection')
+    return { revokedKeyId: keyId, replacementKeyId: null }
+  } catch (error) {
+    // Revoked by another request or instance first.
+    if (error instanceof KeyRingError) return null
+    throw error
+  }
 }
 
 async function endGrace(keys: KeyRing, keyId: string): Promise<ExposureResult | null> {

@@ -98,6 +98,11 @@ export class KeyRing {
     return record
   }
 
+  /** Whether the key authenticates now (active and not expired, or within its rotation's grace). */
+  isUsable(record: KeyRecord): boolean {
+    return isUsableAt(record, this.now())
+  }
+
   /**
    * The principal of a presented key, or null when the key is malformed, unknown, revoked or
    * rotated (past its grace), expired, or its test flag or hash does not match. Reads the key's

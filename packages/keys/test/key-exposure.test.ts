@@ -109,3 +109,37 @@ t.test('a store failure while ending a grace reaches the caller', async (t) => {
   await keys.rotate(old.record.keyId, 'routine', { graceMs: 3600_000 })
   await t.rejects(revokeExposedKey(new KeyRing(failingAppendsAfter(store, 0)), dataDir, old.key), { name: 'StoreUnavailableError' })
 })
+
+t.test('an expired key exposed is revoked for good, with no replacement; renewing it is refused', async (t) => {
+  const dataDir = await tempDir(t)
+  let now = new Date('2026-01-01T00:00:00Z')
+  const keys = new KeyRing(openMemoryEventStore(), () => now)
+  const expiring = await keys.issue({ account: 'acme', scopes: ['orders:read'], expiresAt: '2026-01-02T00:00:00Z' })
+  now = new Date('2026-01-03T00:00:00Z')
+  t.equal(await keys.authenticate(expiring.key), null, 'expired: it no longer authenticates')
+  t.same(await revokeExposedKey(keys, dataDir, expiring.key), { revokedKeyId: expiring.record.keyId, replacementKeyId: null })
+  t.match(await keys.get(expiring.record.keyId), { state: 'revoked', reason: 'insecure_connection' })
+  t.same(await readdir(dataDir), [], 'no replacement written: an expired key gave no access to hand on')
+  await t.rejects(keys.update(expiring.record.keyId, { expiresAt: null }), { code: 'key_revoked' }, 'renewal refused')
+  t.equal(await keys.authenticate(expiring.key), null, 'and the exposed secret stays dead')
+  t.equal(await revokeExposedKey(keys, dataDir, expiring.key), null, 'a second exposure changes nothing')
+})
+
+t.test('an expired key exposed by concurrent requests is revoked once', async (t) => {
+  const dataDir = await tempDir(t)
+  let now = new Date('2026-01-01T00:00:00Z')
+  const keys = new KeyRing(openMemoryEventStore(), () => now)
+  const expiring = await keys.issue({ account: 'acme', scopes: ['orders:read'], expiresAt: '2026-01-02T00:00:00Z' })
+  now = new Date('2026-01-03T00:00:00Z')
+  const results = await Promise.all(Array.from({ length: 3 }, () => revokeExposedKey(keys, dataDir, expiring.key)))
+  t.equal(results.filter((result) => result !== null).length, 1)
+})
+
+t.test('a store failure while revoking an expired key reaches the caller', async (t) => {
+  const dataDir = await tempDir(t)
+  const store = openMemoryEventStore()
+  let now = new Date('2026-01-01T00:00:00Z')
+  const expiring = await new KeyRing(store, () => now).issue({ account: 'acme', scopes: ['orders:read'], expiresAt: '2026-01-02T00:00:00Z' })
+  now = new Date('2026-01-03T00:00:00Z')
+  await t.rejects(revokeExposedKey(new KeyRing(failingAppendsAfter(store, 0), () => now), dataDir, expiring.key), { name: 'StoreUnavailableError' })
+})
