@@ -304,11 +304,8 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_ADD";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderAddPayload"];
         };
         /** @description An order changes (202). */
@@ -318,11 +315,8 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_UPDATE";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderUpdatePayload"];
         };
         /** @description An order was delivered; it is locked (202). */
@@ -332,11 +326,8 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_COMPLETE";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderCompletePayload"];
         };
         /** @description An order was canceled; it is locked (202). */
@@ -346,73 +337,61 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_CANCELED";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderCanceledPayload"];
         };
         OrderAddPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /** @description Identifier of the customer who receives the delivery. */
-            customer: string;
+            customer: string & (unknown & unknown & unknown & unknown);
             /** @description Identifier of the customer's location where the order is delivered. */
-            location: string;
+            location: string & (unknown & unknown & unknown & unknown);
             /**
              * @description Status of the order.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "in_progress";
             /** @description Delivery address. */
-            address: string;
-            /**
-             * Format: utc-timestamp
-             * @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            delivery_date: string;
+            address: string & (unknown & unknown & unknown & unknown);
+            /** @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            delivery_date: string & (unknown & unknown);
         };
         OrderUpdatePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /**
              * @description Status of the order.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "in_progress";
             /** @description Delivery address. */
-            address: string;
-            /**
-             * Format: utc-timestamp
-             * @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            delivery_date: string;
+            address: string & (unknown & unknown & unknown & unknown);
+            /** @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            delivery_date: string & (unknown & unknown);
         };
         OrderCompletePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /** @description Delivery address. */
-            address: string;
-            /**
-             * Format: utc-timestamp
-             * @description When the delivery occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            delivery_date: string;
+            address: string & (unknown & unknown & unknown & unknown);
+            /** @description When the delivery occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            delivery_date: string & (unknown & unknown);
             /**
              * Format: image-data-url
              * @description Image of the delivery location (proof of delivery). data:<image/jpeg|image/png|image/webp>;base64,<data>: strict base64 (RFC 4648, no line breaks), at most 5242880 bytes decoded, bytes of that image type.
              */
             pod: string;
             /** @description Name of the person who received and signed for the delivery. */
-            recipient: string;
+            recipient: string & (unknown & unknown & unknown & unknown);
             signature?: string;
         };
         OrderCanceledPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /** @description Why the order was canceled. */
-            reason: string;
+            reason: string & (unknown & unknown & unknown & unknown);
         };
         /** @description An order as the read model holds it; it trails the event log by a moment */
         Order: {
