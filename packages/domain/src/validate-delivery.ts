@@ -29,24 +29,44 @@ const VALIDATORS = {
  */
 export function validateDelivery(event: WireEvent, body: Readonly<Record<string, unknown>>): DeliveryValidation {
   try {
-    const checked = VALIDATORS[event](ownFields(body))
+    const checked = VALIDATORS[event](ownFields(event, body))
     return checked.error === undefined ? { ok: true, value: toValid(checked.value) } : { ok: false, error: checked.error }
   } finally {
     forgetDecodedImages()
   }
 }
 
-/** The envelope and its payload with own properties only, on objects without a prototype. */
-function ownFields(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const envelope = copyOwn(body)
+/** Each event's envelope fields and payload fields, in schema order: all a delivery can keep. */
+const fieldsOf = (event: WireEvent) => {
+  const { properties } = DELIVERY_REQUEST_SCHEMAS[event]
+  return { envelope: Object.keys(properties), payload: Object.keys(properties.event_payload.properties) }
+}
+const FIELDS = {
+  ORDER_ADD: fieldsOf('ORDER_ADD'),
+  ORDER_UPDATE: fieldsOf('ORDER_UPDATE'),
+  ORDER_COMPLETE: fieldsOf('ORDER_COMPLETE'),
+  ORDER_CANCELED: fieldsOf('ORDER_CANCELED'),
+}
+
+/**
+ * The envelope and its payload with the event's own properties only, copied in schema order onto
+ * objects without a prototype, so that nothing inherited can supply a field (the compiled check
+ * tests presence with `in`). Fields the event does not have are dropped here. Copied in one order
+ * onto an object whose prototype was removed before any property was added, every body of an
+ * event has the same shape and V8 keeps it in fast mode, which the compiled check's many reads of
+ * each field need (`Object.create(null)` makes a dictionary, and each of those reads a lookup).
+ */
+function ownFields(event: WireEvent, body: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const fields = FIELDS[event]
+  const envelope = copyOwn(body, fields.envelope)
   const payload = envelope.event_payload
-  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) envelope.event_payload = copyOwn(payload)
+  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) envelope.event_payload = copyOwn(payload, fields.payload)
   return envelope
 }
 
-function copyOwn(object: object): Record<string, unknown> {
-  const copy = Object.create(null) as Record<string, unknown>
-  for (const key of Object.keys(object)) copy[key] = (object as Record<string, unknown>)[key]
+function copyOwn(object: object, names: readonly string[]): Record<string, unknown> {
+  const copy = Object.setPrototypeOf({}, null) as Record<string, unknown>
+  for (const name of names) if (Object.hasOwn(object, name)) copy[name] = (object as Record<string, unknown>)[name]
   return copy
 }
 
