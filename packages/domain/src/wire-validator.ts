@@ -45,10 +45,11 @@ export function compileWireValidator<Schema extends TSchema>(schema: Schema, opt
 }
 
 /**
- * A text part of a request as the schema's types: defaults filled in, then strings converted
- * (TypeBox's `Value.Default` and `Value.Convert`, as `@fastify/type-provider-typebox` does). A
- * member converted to a number must read back as the very text sent: `Value.Convert` truncates
- * `1.5` to 1 and reads `0x10` as 16, which are refused (`must be an integer`), not guessed at.
+ * A text part of a request as the schema's types: defaults filled in (`Value.Default`, as Fastify's
+ * Ajv did), then strings converted (`Value.Convert`, as `@fastify/type-provider-typebox`'s compiler
+ * does). A member converted to a number must read back as the very text sent: `Value.Convert`
+ * truncates `1.5` to 1 and reads `0x10` as 16, which are refused (`must be an integer`), not
+ * guessed at.
  */
 function converted(schema: TSchema, input: unknown): unknown {
   const sent: unknown = isObject(input) ? { ...input } : input
