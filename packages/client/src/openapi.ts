@@ -285,7 +285,7 @@ export interface components {
             instance: string;
             /** @description Also in the X-Request-Id response header */
             request_id: string;
-            /** @description Every field the request got wrong (a refused delivery, 400 bad_request), in field order; `detail` names the first */
+            /** @description Every field the request got wrong (a delivery payload, or a query or path parameter, refused by its schema: 400 bad_request), in field order; `detail` names the first */
             errors?: {
                 /** @description JSON pointer (RFC 6901) to the field in the request body, e.g. /event_payload/order_id */
                 pointer: string;
@@ -304,32 +304,26 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_ADD";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderAddPayload"];
         };
         OrderAddPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /** @description Identifier of the customer who receives the delivery. */
-            customer: string;
+            customer: string & (unknown & unknown & unknown & unknown);
             /** @description Identifier of the customer's location where the order is delivered. */
-            location: string;
+            location: string & (unknown & unknown & unknown & unknown);
             /**
              * @description Status of the order.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "in_progress";
             /** @description Delivery address. */
-            address: string;
-            /**
-             * Format: utc-timestamp
-             * @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            delivery_date: string;
+            address: string & (unknown & unknown & unknown & unknown);
+            /** @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            delivery_date: string & (unknown & unknown);
         };
         /** @description An order changes (202). */
         OrderUpdateRequest: {
@@ -338,28 +332,22 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_UPDATE";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderUpdatePayload"];
         };
         OrderUpdatePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /**
              * @description Status of the order.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "in_progress";
             /** @description Delivery address. */
-            address: string;
-            /**
-             * Format: utc-timestamp
-             * @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            delivery_date: string;
+            address: string & (unknown & unknown & unknown & unknown);
+            /** @description Planned or estimated delivery date. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            delivery_date: string & (unknown & unknown);
         };
         /** @description An order was delivered; it is locked (202). */
         OrderCompleteRequest: {
@@ -368,30 +356,24 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_COMPLETE";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderCompletePayload"];
         };
         OrderCompletePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /** @description Delivery address. */
-            address: string;
-            /**
-             * Format: utc-timestamp
-             * @description When the delivery occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            delivery_date: string;
+            address: string & (unknown & unknown & unknown & unknown);
+            /** @description When the delivery occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            delivery_date: string & (unknown & unknown);
             /**
              * Format: image-data-url
              * @description Image of the delivery location (proof of delivery). data:<image/jpeg|image/png|image/webp>;base64,<data>: strict base64 (RFC 4648, no line breaks), at most 5242880 bytes decoded, bytes of that image type.
              */
             pod: string;
             /** @description Name of the person who received and signed for the delivery. */
-            recipient: string;
+            recipient: string & (unknown & unknown & unknown & unknown);
             signature?: string;
         };
         /** @description An order was canceled; it is locked (202). */
@@ -401,18 +383,15 @@ export interface components {
              * @enum {string}
              */
             event: "ORDER_CANCELED";
-            /**
-             * Format: utc-timestamp
-             * @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time.
-             */
-            event_date: string;
+            /** @description When the event occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+            event_date: string & (unknown & unknown);
             event_payload: components["schemas"]["OrderCanceledPayload"];
         };
         OrderCanceledPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string;
+            order_id: string & (unknown & unknown & unknown & unknown);
             /** @description Why the order was canceled. */
-            reason: string;
+            reason: string & (unknown & unknown & unknown & unknown);
         };
         /** @description An order as the read model holds it; it trails the event log by a moment */
         Order: {
@@ -421,7 +400,10 @@ export interface components {
             order_id: string;
             customer: string;
             location: string;
-            /** @enum {unknown} */
+            /**
+             * @description The order's state
+             * @enum {string}
+             */
             status: "pending" | "in_progress" | "completed" | "canceled";
             address: string | null;
             delivery_date: string | null;
@@ -1052,7 +1034,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                order_id: string;
+                /** @description The order's id, as its ORDER_ADD sent it */
+                order_id: string & (unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -1161,14 +1144,18 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
+                /** @description Orders in this state */
                 status?: "pending" | "in_progress" | "completed" | "canceled";
-                customer?: string;
-                location?: string;
-                /** @description A real UTC time, 0-9 fraction digits; orders whose latest event is dated at or after it (exact to the nanosecond) */
-                updated_since?: string;
-                limit?: number;
+                /** @description Orders of this customer */
+                customer?: string & (unknown & unknown & unknown & unknown);
+                /** @description Orders to this location */
+                location?: string & (unknown & unknown & unknown & unknown);
+                /** @description Orders whose latest event is dated at or after it (exact to the nanosecond). UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
+                updated_since?: string & (unknown & unknown);
+                /** @description Orders on a page */
+                limit?: number & (unknown & unknown);
                 /** @description next_cursor of the previous page, with the same filters (limit may change) */
-                cursor?: string;
+                cursor?: string & (unknown & unknown & unknown & unknown);
                 /** @description Auditor keys only: list this account's orders (every account's when absent) */
                 account?: string;
             };
@@ -1277,7 +1264,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                order_id: string;
+                /** @description The order's id, as its ORDER_ADD sent it */
+                order_id: string & (unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -1391,7 +1379,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                order_id: string;
+                /** @description The order's id, as its ORDER_ADD sent it */
+                order_id: string & (unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -1507,7 +1496,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                order_id: string;
+                /** @description The order's id, as its ORDER_ADD sent it */
+                order_id: string & (unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -1715,8 +1705,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only heads of a larger tree_size */
-                after?: number;
-                limit?: number;
+                after?: number & unknown;
+                /** @description Heads on a page */
+                limit?: number & (unknown & unknown);
             };
             header?: never;
             path?: never;
@@ -1953,9 +1944,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The older tree size */
-                first: number;
+                first: number & unknown;
                 /** @description The newer tree size, at most the latest signed head's */
-                second: number;
+                second: number & unknown;
             };
             header?: never;
             path?: never;
@@ -2065,7 +2056,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                order_id: string;
+                /** @description The order's id, as its ORDER_ADD sent it */
+                order_id: string & (unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };

@@ -5,6 +5,8 @@
 export const ACCOUNT_CHARACTERS = '[a-z0-9_]'
 export const ACCOUNT_MAX_LENGTH = 64
 export const ACCOUNT_PATTERN = new RegExp(`^${ACCOUNT_CHARACTERS}{1,${ACCOUNT_MAX_LENGTH}}$`)
+/** The words of a refusal of the account rule. */
+export const ACCOUNT_REFUSAL = `must be lower-case letters, digits and _ (at most ${ACCOUNT_MAX_LENGTH} characters)`
 
 /** The account every test key belongs to; test keys never see any other. */
 export const SANDBOX_ACCOUNT = 'sandbox'

@@ -1,6 +1,7 @@
 /**
  * The rules of an order and of the log, free of any schema library: the decider, events,
- * statuses, accounts, streams, canonical JSON and event ids, limits and field rules. What every
+ * statuses, accounts, streams, canonical JSON and event ids, limits, the text rules and the words
+ * every refusal shares. What every
  * process needs; code that validates no request (the event store and its writer and checkpoint
  * threads, the keys, the projector's fold) loads no TypeBox through it. The wire format's
  * schemas and validator are `@waybill/domain/wire`
@@ -21,9 +22,10 @@ export * from './streams.js'
 export * from './uuid-v5.js'
 export * from './event-id.js'
 export * from './limits.js'
-export { isRealUtcTime, isTimestampShape } from './timestamp.js'
+export { isRealUtcTime, isTimestampShape, TIMESTAMP_SHAPE } from './timestamp.js'
 export * from './image-data-url.js'
 export * from './valid-delivery.js'
 export * from './read-event-name.js'
 export * from './to-command.js'
-export { codePointsOver, textRule, type FieldRule } from './field-rules.js'
+export * from './text-rules.js'
+export * from './refusal-words.js'

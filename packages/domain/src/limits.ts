@@ -11,6 +11,12 @@ export const LIMITS = {
   bodyMaxBytes: 16 * 1024 * 1024,
   /** Digits allowed after the seconds' decimal point (nanoseconds). */
   fractionMaxDigits: 9,
+  /** Orders in one page of the read API's list (`limit`), and how many when it is not given. */
+  ordersPageMax: 500,
+  ordersPageDefault: 50,
+  /** Signed tree heads in one page of the audit log's list (`limit`), and how many when it is not given. */
+  headsPageMax: 1000,
+  headsPageDefault: 100,
   /*
    * The structure of a body, bounded before it is parsed (docs/contract.md#body-structure): the
    * work a parser does grows with the number of values, the nesting and the markup, not with the

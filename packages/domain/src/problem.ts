@@ -20,7 +20,7 @@ export const ProblemSchema = Type.Object({
     pointer: Type.String({ description: 'JSON pointer (RFC 6901) to the field in the request body, e.g. /event_payload/order_id' }),
     field: Type.String({ description: 'The same field as a dotted name, e.g. event_payload.order_id' }),
     detail: Type.String({ description: 'What is wrong with that field' }),
-  }), { description: 'Every field the request got wrong (a refused delivery, 400 bad_request), in field order; `detail` names the first' })),
+  }), { description: 'Every field the request got wrong (a delivery payload, or a query or path parameter, refused by its schema: 400 bad_request), in field order; `detail` names the first' })),
 }, { description: 'RFC 9457 problem details (application/problem+json) with the error code' })
 
 export type Problem = Static<typeof ProblemSchema>

@@ -1,5 +1,6 @@
 import { WIRE_EVENTS, type WireEvent } from './commands.js'
 import { WaybillError } from './errors.js'
+import { IS_REQUIRED, mustBeOneOf } from './refusal-words.js'
 
 const EVENTS: readonly string[] = WIRE_EVENTS
 
@@ -14,10 +15,10 @@ export function readEventName(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, error: new WaybillError('unknown_event', 'the body must be an object with an event field') }
   }
-  if (!Object.hasOwn(body, 'event')) return { ok: false, error: new WaybillError('unknown_event', 'event: is required') }
+  if (!Object.hasOwn(body, 'event')) return { ok: false, error: new WaybillError('unknown_event', `event: ${IS_REQUIRED}`) }
   const event: unknown = (body as Record<string, unknown>).event
   if (typeof event !== 'string' || !EVENTS.includes(event)) {
-    return { ok: false, error: new WaybillError('unknown_event', `event: must be one of ${WIRE_EVENTS.join(', ')}`) }
+    return { ok: false, error: new WaybillError('unknown_event', `event: ${mustBeOneOf(WIRE_EVENTS)}`) }
   }
   return { ok: true, event: event as WireEvent, body: body as Record<string, unknown> }
 }

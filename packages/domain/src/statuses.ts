@@ -13,11 +13,14 @@ export const STATUS_AFTER = { OrderCompleted: 'completed', OrderCanceled: 'cance
 export const ORDER_STATUSES = [...WIRE_STATUSES, ...LOCKED_STATUSES] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
+const LOCKED: readonly unknown[] = LOCKED_STATUSES
+const WIRE: readonly unknown[] = WIRE_STATUSES
+
 /** Completed and canceled orders can no longer be modified: the lock rule's one home. */
 export function isLocked(status: OrderStatus): status is LockedStatus {
-  return status === 'completed' || status === 'canceled'
+  return LOCKED.includes(status)
 }
 
 export function isWireStatus(value: unknown): value is WireStatus {
-  return value === 'pending' || value === 'in_progress'
+  return WIRE.includes(value)
 }

@@ -1,6 +1,12 @@
-const SHAPE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?Z$/
+/**
+ * `YYYY-MM-DDTHH:MM:SS(.fraction)?Z`: upper-case T and Z, 1 to 9 fraction digits, no offset; a
+ * pattern string, so the wire schema's timestamps use this very shape. Whether the digits name a
+ * real time is `isRealUtcTime`'s to say, so a refusal can tell the two apart.
+ */
+export const TIMESTAMP_SHAPE = '^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(\\d{2})(?:\\.\\d{1,9})?Z$'
+const SHAPE = new RegExp(TIMESTAMP_SHAPE, 'u')
 
-/** `YYYY-MM-DDTHH:MM:SS(.fraction)?Z`: upper-case T and Z, 1 to 9 fraction digits, no offset. */
+/** Whether `text` has the timestamp shape (`TIMESTAMP_SHAPE`). */
 export function isTimestampShape(text: string): boolean {
   return SHAPE.test(text)
 }

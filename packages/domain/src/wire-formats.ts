@@ -14,3 +14,14 @@ export const IMAGE_FORMAT = 'image-data-url'
 
 Format.Set(TIMESTAMP_FORMAT, isRealUtcTime)
 Format.Set(IMAGE_FORMAT, (text) => decodeImage(text).ok)
+
+/**
+ * Why a format refuses `value`, for a format that can say so itself, else undefined. An image is
+ * refused for one of several reasons, and its decoder, which judges it, is the one that names it:
+ * the schema of an image carries no words of its own.
+ */
+export function formatRefusal(format: unknown, value: unknown): string | undefined {
+  if (format !== IMAGE_FORMAT || typeof value !== 'string') return undefined
+  const decoded = decodeImage(value)
+  return decoded.ok ? undefined : decoded.reason
+}

@@ -95,6 +95,16 @@ t.test('prototype tricks neither supply nor change fields', async (t) => {
   t.ok(validateDelivery('ORDER_CANCELED', body('ORDER_CANCELED', {}, { event_payload: nullProto })).ok, 'null-prototype objects (form parsers) work')
 })
 
+t.test('a polluted Object.prototype supplies no field either', async (t) => {
+  Object.defineProperty(Object.prototype, 'order_id', { value: 'A-1', configurable: true })
+  try {
+    rejects(t, 'ORDER_CANCELED', body('ORDER_CANCELED', { order_id: undefined }), 'event_payload.order_id: is required')
+  } finally {
+    delete (Object.prototype as Record<string, unknown>).order_id
+  }
+  t.equal(({} as Record<string, unknown>).order_id, undefined, 'and it is clean again')
+})
+
 t.test('an error that is not a validation failure is not swallowed', async (t) => {
   const payload = { ...PAYLOADS.ORDER_CANCELED }
   Object.defineProperty(payload, 'reason', { enumerable: true, get: () => { throw new RangeError('boom') } })

@@ -1,4 +1,4 @@
-import { ACCOUNT_MAX_LENGTH, ALL_ACCOUNTS, isAccountId, SANDBOX_ACCOUNT, textRule } from '@waybill/domain'
+import { ACCOUNT_MAX_LENGTH, ALL_ACCOUNTS, isAccountId, SANDBOX_ACCOUNT, textRefusal } from '@waybill/domain'
 import { AUDIT_SCOPE, READ_ONLY_SCOPES, type Scope } from './scopes.js'
 
 /** At most this many characters (code points) in a key's label. */
@@ -21,7 +21,7 @@ interface IssueRule {
   readonly problem: (request: IssueRequest) => string
 }
 
-const labelRule = textRule(LABEL_MAX_LENGTH)
+const labelRule = (label: unknown): string | null => textRefusal(label, LABEL_MAX_LENGTH)
 const isAuditor = (request: IssueRequest): boolean => request.account === ALL_ACCOUNTS
 
 // In the order the operator hears about them: the account, then the test flag, then the scopes,

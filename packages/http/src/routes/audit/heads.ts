@@ -1,13 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { WaybillError } from '@waybill/domain'
+import { LIMITS, WaybillError } from '@waybill/domain'
 import type { HeadStore } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { json, problems } from '../../openapi/responses.js'
 import { HeadListQuery, HeadListSchema, TreeHeadSchema } from './schemas.js'
-
-const DEFAULT_LIMIT = 100
 
 /** GET /v1/audit/heads and /v1/audit/heads/latest: the signed tree heads, for any key that reads. */
 export function getHeads(fastify: FastifyInstance, heads: HeadStore): void {
@@ -19,7 +17,7 @@ export function getHeads(fastify: FastifyInstance, heads: HeadStore): void {
       response: { 200: json(HeadListSchema, 'A page of signed tree heads', { rateLimited: true }), ...problems(['bad_request'], { keyed: true }) },
     }),
   }, async (request) => {
-    const limit = request.query.limit ?? DEFAULT_LIMIT
+    const limit = request.query.limit ?? LIMITS.headsPageDefault
     const page = heads.list(request.query.after ?? null, limit + 1)
     const shown = page.slice(0, limit)
     return { heads: shown, next_cursor: page.length > limit ? String(shown.at(-1)?.tree_size) : null }

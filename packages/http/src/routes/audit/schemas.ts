@@ -1,4 +1,6 @@
 import { Type } from 'typebox'
+import { LIMITS } from '@waybill/domain'
+import { integer, pageSize } from '@waybill/domain/wire'
 
 const Hex = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description })
 
@@ -16,8 +18,8 @@ export const HeadListSchema = Type.Object({
 }, { description: 'A page of signed tree heads, ascending tree_size, and the cursor of the next page' })
 
 export const HeadListQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only heads of a larger tree_size' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  after: Type.Optional(integer('Only heads of a larger tree_size', 0)),
+  limit: Type.Optional(pageSize('Heads on a page', LIMITS.headsPageMax, LIMITS.headsPageDefault)),
 })
 
 export const PublicKeySchema = Type.Object({
@@ -28,8 +30,8 @@ export const PublicKeySchema = Type.Object({
 }, { description: 'The Ed25519 public key that verifies the signed tree heads' })
 
 export const ConsistencyQuery = Type.Object({
-  first: Type.Integer({ minimum: 0, description: 'The older tree size' }),
-  second: Type.Integer({ minimum: 0, description: 'The newer tree size, at most the latest signed head\'s' }),
+  first: integer('The older tree size', 0),
+  second: integer('The newer tree size, at most the latest signed head\'s', 0),
 })
 
 export const ConsistencySchema = Type.Object({

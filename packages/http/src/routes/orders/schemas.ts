@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { ORDER_STATUSES } from '@waybill/domain'
+import { ERROR_MESSAGE, LIMITS } from '@waybill/domain'
+import { choice, orderId, orderStatus, pageSize, text, timestamp } from '@waybill/domain/wire'
 import { ref } from '../../openapi/ref.js'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
@@ -21,7 +22,7 @@ export const OrderSchema = Type.Object({
   order_id: Type.String(),
   customer: Type.String(),
   location: Type.String(),
-  status: Type.Enum([...ORDER_STATUSES]),
+  status: orderStatus('The order\'s state'),
   address: Nullable(Type.String()),
   delivery_date: Nullable(Type.String()),
   recipient: Nullable(Type.String()),
@@ -40,7 +41,7 @@ export const OrderSchema = Type.Object({
 export type OrderView = Static<typeof OrderSchema>
 
 export const OrderParams = Type.Object({
-  order_id: Type.String({ minLength: 1, maxLength: 128 }),
+  order_id: orderId('The order\'s id, as its ORDER_ADD sent it'),
 })
 
 /**
@@ -54,18 +55,14 @@ const AuditedAccount = Type.Optional(Type.String({ description: 'Auditor keys on
 export const OneOrderQuery = Type.Object({ account: AuditedAccount })
 
 export const ListQuery = Type.Object({
-  // An enum, not a union of literals: a bad value is then one error naming the allowed values.
-  status: Type.Optional(Type.Enum([...ORDER_STATUSES])),
-  customer: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  location: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  updated_since: Type.Optional(Type.String({
-    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$',
-    description: 'A real UTC time, 0-9 fraction digits; orders whose latest event is dated at or after it (exact to the nanosecond)',
-  })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'next_cursor of the previous page, with the same filters (limit may change)' })),
+  status: Type.Optional(orderStatus('Orders in this state')),
+  customer: Type.Optional(text('Orders of this customer')),
+  location: Type.Optional(text('Orders to this location')),
+  updated_since: Type.Optional(timestamp('Orders whose latest event is dated at or after it (exact to the nanosecond).')),
+  limit: Type.Optional(pageSize('Orders on a page', LIMITS.ordersPageMax, LIMITS.ordersPageDefault)),
+  cursor: Type.Optional(text('next_cursor of the previous page, with the same filters (limit may change)')),
   account: Type.Optional(Type.String({ description: 'Auditor keys only: list this account\'s orders (every account\'s when absent)' })),
-})
+}, { additionalProperties: false, [ERROR_MESSAGE]: 'not a parameter of this list' })
 
 export const OrderListSchema = Type.Object({
   orders: Type.Array(ref<typeof OrderSchema>('Order')),
@@ -74,7 +71,7 @@ export const OrderListSchema = Type.Object({
 
 export const HistoryQuery = Type.Object({
   account: AuditedAccount,
-  format: Type.Optional(Type.Enum(['json', 'csv'], { description: 'csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last' })),
+  format: Type.Optional(choice(['json', 'csv'], 'csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last')),
 })
 
 /** One event of an order's history: an auditor's record of it. */
