@@ -50,7 +50,7 @@ t.test('what the read API asks of its parameters', async (t) => {
   t.equal(wordsFor(pageSize('x', 500, 50), 500), 'ok')
   t.equal(wordsFor(pageSize('x', 500, 50), 501), 'must be at most 500')
   t.equal(wordsFor(pageSize('x', 500, 50), 0), 'must be at least 1')
-  t.equal(pageSize('x', 500, 50).default, 50)
+  t.equal((pageSize('x', 500, 50) as { readonly default?: unknown }).default, 50)
 })
 
 t.test('the OpenAPI document shows each rule with its words', async (t) => {
