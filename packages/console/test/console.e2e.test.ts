@@ -223,9 +223,10 @@ t.test('the order page shows the timeline, the state after each event, the image
   t.equal(exported.verification, 'verified')
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()])
   const lines = (await readFile(await csv.path(), 'utf8')).trimEnd().split('\r\n')
-  t.equal(lines.length, 4, 'a header and one row per event')
-  t.match(lines[0], /^revision,type,event_id,event_date,received_at,key_id/)
-  t.match(lines[3], /^2,OrderCompleted,/)
+  t.equal(lines.length, 5, 'the server\'s CSV: a header, one row per event, the chain verdict')
+  t.match(lines[0], /^revision,event_id,stream,type,event_date,received_at,key_id/)
+  t.match(lines[3], /^2,[0-9a-f-]{36},order-[a-z0-9_]+-D-100,OrderCompleted,/)
+  t.equal(lines[4], 'chain: ok')
   // The print stylesheet hides the controls.
   await page.emulateMedia({ media: 'print' })
   t.equal(await page.locator('.actions').isVisible(), false)

@@ -108,6 +108,11 @@ export class Api {
     return this.answer(this.client.GET('/v1/audit/public-key'))
   }
 
+  /** The history as the server writes it in CSV (`?format=csv`), for an export. */
+  historyCsv(id: string, account: string | undefined): Promise<string> {
+    return this.answer(this.client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: id }, query: { account, format: 'csv' } }, parseAs: 'text' }))
+  }
+
   /** An image's bytes as a blob: an <img> cannot send the key, so the page fetches and shows a blob URL. */
   image(id: string, which: 'pod' | 'signature', account: string | undefined): Promise<Blob> {
     const init = { params: { path: { order_id: id }, query: { account } }, parseAs: 'blob' as const }

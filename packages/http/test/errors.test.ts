@@ -99,3 +99,17 @@ t.test('probes, docs and unknown routes', async (t) => {
   t.match((await s.send('GET', '/errors/locked', { key: null })).json, { code: 'locked', status: 409 })
   problem(t, await s.send('GET', '/nowhere', { key: null }), 404, 'not_found')
 })
+
+t.test('a key put where an order id or a path goes is never echoed, nor written to the log', async (t) => {
+  const s = await testApp(t, { logLevel: 'debug' })
+  const key = await s.newKey('acme', ['orders:read'])
+  for (const path of [`/v1/orders/${key}`, `/v1/orders/${key}/events`, `/${key}`, `/v1/orders/${encodeURIComponent(key)}%ZZ`, `/errors/${key}`]) {
+    const answer = await s.send('GET', path, { key })
+    t.ok(answer.status >= 400, `${path}: refused (${answer.status})`)
+    t.notMatch(answer.text, key, `${path}: the answer does not repeat the key`)
+    t.match(answer.text, /wb_live_…/, `${path}: it names the key only by its prefix`)
+  }
+  const logged = s.logs.map((line) => JSON.stringify(line)).join('\n')
+  t.ok(s.logs.length > 0)
+  t.notMatch(logged, key, 'no log line holds the key')
+})

@@ -53,6 +53,17 @@ t.test('headers: HSTS, nosniff, a CSP that allows nothing, no-store on order dat
   t.equal(added.headers['cache-control'], 'no-store', 'answers under /v1/ are never cached')
   const refused = await s.json('/v1/deliveries', {})
   t.equal(refused.headers['cache-control'], 'no-store', 'error answers under /v1/ too')
+  // Decided on the answer, not on the URL as spelled: a percent-encoded path reaches the same
+  // route and gets the same header; images (personal data) are never cached either.
+  const id = orderId('img')
+  t.equal((await s.json('/v1/deliveries', addBody(id))).status, 201)
+  t.equal((await s.json('/v1/deliveries', completeBody(id))).status, 202)
+  await s.project()
+  for (const path of [`/v1/orders/${id}/pod`, `/v%31/orders/${id}/pod`, `/%761/orders/${id}`, `/v1/orders/${id}/signature`]) {
+    const answer = await s.send('GET', path)
+    t.equal(answer.status, 200, path)
+    t.equal(answer.headers['cache-control'], 'no-store', `${path}: no-store`)
+  }
   const docs = await s.send('GET', '/docs', { key: null })
   t.equal(docs.status, 200)
   const csp = String(docs.headers['content-security-policy'])

@@ -19,3 +19,17 @@ t.test('revoked, rotated and unknown keys are invalid_api_key', async (t) => {
   await t.rejects(s.keys.issue({ account: 'Acme-1', scopes: ['orders:read'] }), /account/)
   await t.rejects(s.keys.revoke(a.record.keyId, 'again'), /already revoked/)
 })
+
+t.test('a key id alone learns nothing: only the whole key hears why and when it was revoked', async (t) => {
+  const s = await testApp(t)
+  const exposed = await s.keys.issue({ account: 'acme', scopes: ['orders:read'] })
+  await s.keys.rotate(exposed.record.keyId, 'insecure_connection')
+  const told = await s.send('GET', '/ping', { key: exposed.key })
+  t.match(told.json, { code: 'invalid_api_key', detail: /revoked at .* because it was sent over plain HTTP/ }, 'the holder of the key is told')
+  // The id is public (history entries, logs); the secret is not.
+  const secret = exposed.key.slice(`wb_live_${exposed.record.keyId}`.length)
+  const forged = `wb_live_${exposed.record.keyId}${secret.startsWith('A') ? 'B' : 'A'}${secret.slice(1)}`
+  t.not(forged, exposed.key)
+  const guessed = await s.send('GET', '/ping', { key: forged })
+  t.match(guessed.json, { code: 'invalid_api_key', detail: 'The API key is not valid' }, 'a guess with the id and another secret is told nothing')
+})

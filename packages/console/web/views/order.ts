@@ -1,7 +1,7 @@
 import { ApiError, type Api, type History, type Order } from '../api.js'
 import { show as showValue } from '../changes.js'
 import { h, show } from '../dom.js'
-import { download, historyCsv } from '../history-export.js'
+import { download } from '../download.js'
 import type { Session } from '../session.js'
 import { withImageFailures } from '../verify/images.js'
 import { orderStream } from '../verify/verdict.js'
@@ -36,7 +36,7 @@ export async function orderPage(api: Api, session: Session, params: URLSearchPar
     h('h1', {}, `Order ${id}`),
     account !== undefined ? h('p', { class: 'account' }, `Account ${account}`) : null,
     verdictBox,
-    actions(history, () => verdictBox.dataset['verdict'] ?? null),
+    actions(history, () => verdictBox.dataset['verdict'] ?? null, () => api.historyCsv(id, account)),
     current !== null ? stateSection(current) : null,
     images.section,
     timelineOf(history),
@@ -49,13 +49,14 @@ export async function orderPage(api: Api, session: Session, params: URLSearchPar
   }
 }
 
-function actions(history: History, verdict: () => string | null): HTMLElement {
+function actions(history: History, verdict: () => string | null, csvText: () => Promise<string>): HTMLElement {
   const name = `order-${history.account !== undefined ? `${history.account}-` : ''}${history.order_id}`.replace(/[^A-Za-z0-9._-]/g, '_')
   const json = h('button', { type: 'button', id: 'export-json' }, 'Export JSON')
   json.addEventListener('click', () => download(`${name}.json`, 'application/json',
     JSON.stringify({ ...history, verification: verdict(), exported_at: new Date().toISOString() }, null, 2)))
   const csv = h('button', { type: 'button', id: 'export-csv' }, 'Export CSV')
-  csv.addEventListener('click', () => download(`${name}.csv`, 'text/csv', historyCsv(history)))
+  // The server's own CSV of the history (one writer of the format, with its formula guard).
+  csv.addEventListener('click', () => void csvText().then((text) => { download(`${name}.csv`, 'text/csv', text) }))
   const print = h('button', { type: 'button', id: 'print' }, 'Print or save as PDF')
   print.addEventListener('click', () => window.print())
   return h('div', { class: 'actions', role: 'group', 'aria-label': 'Export' }, json, csv, print)

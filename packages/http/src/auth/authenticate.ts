@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
-import { parseApiKey, type KeyRing, type Principal } from '@waybill/keys'
+import type { KeyRing, Principal } from '@waybill/keys'
 import { RefusalCache } from './refusal-cache.js'
 
 declare module 'fastify' {
@@ -61,11 +61,11 @@ async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
 
 /**
  * The detail of a refused key: when it was revoked because it crossed the network in the clear,
- * say so and when, so the courier knows to fetch the replacement rather than retry.
+ * say so and when, so the courier knows to fetch the replacement rather than retry. Only to the
+ * holder of the whole key: the id alone (in every history entry and log line) learns nothing.
  */
 async function whyInvalid(keys: KeyRing, presented: string): Promise<string> {
-  const parsed = parseApiKey(presented)
-  const record = parsed === null ? null : await keys.get(parsed.keyId)
+  const record = await keys.findByKey(presented)
   if (record?.reason === 'insecure_connection' && record.revokedAt !== null) {
     return `This key was revoked at ${record.revokedAt} because it was sent over plain HTTP; ask the operator for its replacement`
   }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError, type ErrorCode } from '@waybill/domain'
 import { MethodsByPath } from './methods-by-path.js'
-import { problemFor, toWaybillError } from './problem.js'
+import { problemFor, refusalLogFields, toWaybillError } from './problem.js'
 
 /** Told of every problem answered, with its code and status (the error counter of /metrics). */
 export type ProblemListener = (code: ErrorCode, status: number) => void
@@ -20,9 +20,9 @@ export function problemSender(onProblem: ProblemListener): SendProblem {
   return (thrown, request, reply) => {
     const error = toWaybillError(thrown)
     // A 503 is a passing condition said to the client (store away, draining): a warning, no stack.
-    if (error.status === 503) request.log.warn({ code: error.code, detail: error.detail, cause: error.cause instanceof Error ? String(error.cause) : '' }, 'request refused for now')
+    if (error.status === 503) request.log.warn({ ...refusalLogFields(error), cause: error.cause instanceof Error ? String(error.cause) : '' }, 'request refused for now')
     else if (error.status >= 500) request.log.error({ err: thrown }, 'request failed')
-    else request.log.info({ code: error.code, detail: error.detail }, 'request refused')
+    else request.log.info(refusalLogFields(error), 'request refused')
     onProblem(error.code, error.status)
     const path = request.url.split('?')[0] ?? request.url
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)

@@ -26,14 +26,18 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-xss-protection': '0',
 })
 
-/** Answers under /v1/ carry order data and are never stored by a cache. */
+/**
+ * No answer is stored by a cache unless its route says otherwise (the console's hashed assets):
+ * answers carry order data, keys' details and images of people's signatures. Decided on the
+ * answer, not on the request's URL, which a client may spell otherwise (`/v%31/orders/…`).
+ */
 async function securityHeaders(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(SECURITY_HEADERS)
     done()
   })
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store')
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
     done(null, payload)
   })
 }

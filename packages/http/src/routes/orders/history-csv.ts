@@ -10,7 +10,9 @@ type CsvRow = { readonly [Column in (typeof CSV_COLUMNS)[number]]: unknown }
 /**
  * The history as CSV (RFC 4180): one row per event, a header first; objects (data, state_after)
  * as canonical JSON in one cell, nulls as empty cells, and the chain verdict in a last line
- * of its own so that a spreadsheet shows it under the events.
+ * of its own so that a spreadsheet shows it under the events. A cell a spreadsheet would take for
+ * a formula (starting with = + - @, a tab or a carriage return) is prefixed with an apostrophe,
+ * the usual guard against formula injection: much of a history is courier-supplied.
  */
 export function historyCsv(events: readonly CsvRow[], chain: { ok: boolean; revision?: number; reason?: string }): string {
   const lines = [CSV_COLUMNS.join(',')]
@@ -22,6 +24,7 @@ export function historyCsv(events: readonly CsvRow[], chain: { ok: boolean; revi
 function cell(value: unknown): string {
   if (value === null || value === undefined) return ''
   // Numbers and booleans as JSON writes them; objects as canonical JSON.
-  const text = typeof value === 'string' ? value : canonicalJson(value)
+  const written = typeof value === 'string' ? value : canonicalJson(value)
+  const text = /^[=+\-@\t\r]/.test(written) ? `'${written}` : written
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }

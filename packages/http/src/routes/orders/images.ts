@@ -45,7 +45,7 @@ export function getImages(fastify: FastifyInstance, readModel: ReadModel, store:
         request.log.error({ blob: ref.sha256, image, account: row.account, order_id: row.order_id }, `image blob ${ref.sha256} ${problem ?? ''}`)
         throw new WaybillError('server_error')
       }
-      return reply.type(ref.media_type).header('cache-control', 'private, max-age=31536000, immutable').send(bytes)
+      return reply.type(ref.media_type).send(bytes)
     })
   }
 }
