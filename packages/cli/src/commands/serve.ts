@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { serveConsole } from '@waybill/console'
 import { startServer, type ServerDeps } from '@waybill/http'
 import { KeyRing } from '@waybill/keys'
-import { ReadModel } from '@waybill/projector'
+import { AuditLog, ReadModel } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
@@ -22,7 +22,7 @@ Runs the ingress: the HTTPS API (WAYBILL_HTTPS_PORT, default 8443) and the plain
 an empty data directory it creates the sandbox test key and writes it to <data dir>/test-api-key.
 SIGINT/SIGTERM finish in-flight requests, then exit.
 
-The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The orders projector runs in this process, on a thread
+The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The projector (the orders read model and the audit log) runs in this process, on a thread
 of its own, unless --no-projector is given (then run \`waybill projector\` as its own process).
 
 Configuration comes from the environment; see README.md ("Configuration").`
@@ -47,6 +47,7 @@ export const command: CliCommand = {
       process.stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
     }
     const readModel = new ReadModel(config.dataDir)
+    const auditLog = new AuditLog(config.dataDir)
     const audit = openAudit(config)
     // /metrics reports the projector's lag and whether it is up once it runs (it starts after the server).
     let projector: ProjectorThread | null = null
@@ -71,10 +72,11 @@ export const command: CliCommand = {
         blobs: opened.blobs,
         ...(withProjector ? { projector: { lag: () => projector?.lag() ?? 0, up: () => projector?.up() ?? false } } : {}),
         // The projector's read API, behind the same key check; the auditors' console at /console.
-        ...withConsole(readApiPlugins(readModel, opened.store, opened.blobs, { heads: audit.heads, publicKey: audit.key.publicKey })),
+        ...withConsole(readApiPlugins(readModel, opened.store, opened.blobs, { heads: audit.heads, publicKey: audit.key.publicKey, log: auditLog })),
       })
     } catch (error) {
       readModel.close()
+      auditLog.close()
       audit.close()
       await opened.close()
       throw explainStartError(error, config)
@@ -104,6 +106,7 @@ export const command: CliCommand = {
       await running.close()
       await projector?.stop()
       readModel.close()
+      auditLog.close()
       audit.close()
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })

@@ -6,10 +6,10 @@ import { problemResponses } from '@waybill/domain/wire'
 import type { EventStore } from '@waybill/event-store'
 import { requireReadAccess, type Principal, type ReadAccess } from '@waybill/keys'
 import { toHex } from '@waybill/merkle'
+import type { AuditLog } from '../audit/audit-log.js'
 import { eventLeafHash } from '../audit/leaf.js'
 import type { HeadStore } from '../audit/head-store.js'
 import { publicKeyDocument } from '../audit/signing-key.js'
-import type { ReadModel } from '../orders/reader.js'
 import { logAuditorRead } from './audit.js'
 import {
   ConsistencyQuery, ConsistencySchema, HeadListQuery, HeadListSchema, ProofSchema, PublicKeySchema, TreeHeadSchema,
@@ -23,14 +23,14 @@ declare module 'fastify' {
   }
 }
 
-/** What the audit routes read: the kept heads and the key that verifies them. */
+/** What the audit routes read: the kept heads, the key that verifies them, and the audit log. */
 export interface AuditApiOptions {
   readonly heads: HeadStore
   readonly publicKey: KeyObject
+  readonly log: AuditLog
 }
 
 interface Dependencies extends AuditApiOptions {
-  readonly readModel: ReadModel
   readonly store: EventStore
   readonly principalOf: (request: FastifyRequest) => Principal | null
   readonly readerOf: (request: FastifyRequest) => { access: ReadAccess; account: string }
@@ -45,7 +45,7 @@ const keyed = { tags: ['audit'], security: [{ apiKey: [] }] }
  */
 export function auditRoutes(fastify: FastifyInstance, deps: Dependencies): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { heads, readModel, store } = deps
+  const { heads, log: tree, store } = deps
   const rejectInvalid = (request: FastifyRequest): void => {
     if (request.validationError !== undefined) throw new WaybillError('bad_request', request.validationError.message)
   }
@@ -92,8 +92,7 @@ export function auditRoutes(fastify: FastifyInstance, deps: Dependencies): void 
     const latest = heads.latest()?.tree_size ?? 0
     if (first > second) throw new WaybillError('bad_request', 'first: must be at most second')
     if (second > latest) throw new WaybillError('bad_request', `second: at most the latest signed head's tree_size (${latest})`)
-    const tree = readModel.tree()
-    if (tree.size() < second) throw new WaybillError('server_error', 'The read model is being rebuilt; retry', { status: 503, headers: { 'retry-after': '1' } })
+    if (tree.size() < second) throw new WaybillError('server_error', 'The audit log is being rebuilt; retry', { status: 503, headers: { 'retry-after': '1' } })
     return { first, second, proof: tree.consistency(first, second).map(toHex) }
   })
 
@@ -109,7 +108,6 @@ export function auditRoutes(fastify: FastifyInstance, deps: Dependencies): void 
     const events = await store.readStream(stream)
     if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
     if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
-    const tree = readModel.tree()
     const size = tree.size()
     const head = heads.latest()
     const leaves = new Map(tree.leavesOf(stream).map((leaf) => [leaf.revision, leaf]))

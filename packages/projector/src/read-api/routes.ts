@@ -31,7 +31,7 @@ export interface ReadApiOptions {
    * `requireReadAccess` from @waybill/keys, built on the ingress' `requireScope`.
    */
   readonly principalOf: (request: FastifyRequest) => Principal | null
-  /** The audit routes (heads, public key, proofs); not served when absent. */
+  /** The audit routes (heads, public key, proofs) and the history's leaf indexes; not served when absent. */
   readonly audit?: AuditApiOptions
 }
 
@@ -140,7 +140,7 @@ export async function readApi(fastify: FastifyInstance, options: ReadApiOptions)
     const events = await store.readStream(stream)
     if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
     if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
-    const leaves = new Map(readModel.tree().leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
+    const leaves = new Map(options.audit?.log.leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
     const states = statesAfter(events)
     const text = (value: unknown): string | null => typeof value === 'string' ? value : null
     const history = events.map((event, i) => ({
@@ -204,7 +204,7 @@ export async function readApi(fastify: FastifyInstance, options: ReadApiOptions)
 /** The audit routes share the read API's access rule. */
 function withAudit(app: FastifyInstance, options: ReadApiOptions, readerOf: (request: FastifyRequest) => { access: ReadAccess; account: string }): void {
   if (options.audit === undefined) return
-  auditRoutes(app, { ...options.audit, readModel: options.readModel, store: options.store, principalOf: options.principalOf, readerOf })
+  auditRoutes(app, { ...options.audit, store: options.store, principalOf: options.principalOf, readerOf })
 }
 
 /** Adds the OpenAPI members (read by @fastify/swagger), keeping the schema's type for the route. */

@@ -8,7 +8,7 @@ import { canonicalJson, WaybillError } from '@waybill/domain'
 import { openFileBlobStore } from '@waybill/event-store'
 import { isScope } from '@waybill/keys'
 import { leafHash, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
-import { HeadStore, ReadModel, startProjector } from '../../src/index.js'
+import { AuditLog, HeadStore, ReadModel, startProjector } from '../../src/index.js'
 import { readApi } from '../../src/read-api.js'
 import { command, openStore, send, tempDir } from '../helpers.js'
 
@@ -25,6 +25,8 @@ t.test('the audit routes, the extended history and the image check, on a real st
   t.teardown(() => readModel.close())
   const heads = HeadStore.inDataDir(dir.path)
   t.teardown(() => heads.close())
+  const log = new AuditLog(dir.path)
+  t.teardown(() => log.close())
   const { privateKey, publicKey } = generateKeyPairSync('ed25519')
   const logs: Array<Record<string, unknown>> = []
   const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { logs.push(JSON.parse(line) as Record<string, unknown>) } } } })
@@ -33,7 +35,7 @@ t.test('the audit routes, the extended history and the image check, on a real st
     return reply.code(known.status).type('application/problem+json').send(JSON.stringify({ code: known.code, detail: known.detail ?? null }))
   })
   await app.register(readApi, {
-    readModel, store, blobs, audit: { heads, publicKey },
+    readModel, store, blobs, audit: { heads, publicKey, log },
     principalOf: (request) => {
       const header = request.headers['x-test-principal']
       if (typeof header !== 'string') return null
