@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { generateKeyPairSync } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { canonicalJson, eventIdFor, SCHEMA_VERSION, streamNameFor, type WireEvent } from '@waybill/domain'
@@ -16,8 +16,9 @@ import {
 /**
  * `pnpm bench:rebuild`: writes BENCH_EVENTS (default 1,000,000) order events into a fresh
  * SQLite store, then times, each in events/s: the orders read model rebuilt from position 0
- * (`waybill rebuild`), the audit projection catching up from an empty audit log as the live
- * projector does after an upgrade, and `waybill audit rebuild`.
+ * (`waybill rebuild`); the audit projection catching up from an empty audit log as the live
+ * projector does, on a data dir with no head (signing a head every 1,000 leaves on the way) and
+ * after an upgrade (heads kept up to the end of the log); and `waybill audit rebuild`.
  *
  * Loading: the adapter has no bulk-load helper and appends one stream at a time, so the bench
  * lets the adapter create the file and its schema, then inserts rows with one prepared
@@ -95,21 +96,34 @@ async function main(): Promise<void> {
     }
     process.stdout.write('hash chains of a 1,000-stream sample verified through the adapter\n')
 
+    let cpu = process.cpuUsage()
     const rebuilt = await rebuildReadModel({ store, dataDir, onProgress: every2s('orders rebuild') })
     const readModel = new ReadModel(dataDir)
     const rows = readModel.listOrders('acme', { limit: 1 }).length
     readModel.close()
     if (rows !== 1) throw new Error('the rebuilt model is empty')
-    report('orders rebuild (waybill rebuild)', rebuilt.events, rebuilt.elapsedMs)
+    report('orders rebuild (waybill rebuild)', rebuilt.events, rebuilt.elapsedMs, process.cpuUsage(cpu))
 
     const head = await store.headPosition()
     if (head === null) throw new Error('the bench wrote no event')
     const heads = HeadStore.inDataDir(dataDir)
-    const catchUp = await catchUpFromEmpty(store, dataDir, heads, head)
-    report(`audit projection catching up from empty (waybill serve/projector; ${heads.list(null, 1_000_000).length} heads signed on the way)`, orders * PER_ORDER, catchUp)
+    cpu = process.cpuUsage()
+    const fresh = await catchUpFromEmpty(store, dataDir, heads, head)
+    const signed = heads.list(null, 1_000_000).length
+    report(`audit projection catching up from empty, no head kept (a restored or new data dir; ${signed} heads signed on the way, one every 1,000 leaves)`,
+      orders * PER_ORDER, fresh, process.cpuUsage(cpu))
 
+    cpu = process.cpuUsage()
     const audit = await rebuildAuditLog({ store, dataDir, heads, onProgress: every2s('audit rebuild') })
-    report(`audit rebuild (waybill audit rebuild; ${audit.leaves} leaves checked against ${audit.headsChecked} heads)`, audit.events, audit.elapsedMs)
+    report(`audit rebuild (waybill audit rebuild; ${audit.leaves} leaves checked against ${audit.headsChecked} heads)`, audit.events, audit.elapsedMs, process.cpuUsage(cpu))
+
+    // As after an upgrade from the release that kept the tree in the read model: no audit log
+    // file, heads kept up to the end of the log; nothing is signed until the tree passes them.
+    for (const name of await readdir(dataDir)) if (name.startsWith('audit-log.')) await rm(join(dataDir, name))
+    cpu = process.cpuUsage()
+    const upgraded = await catchUpFromEmpty(store, dataDir, heads, head)
+    report(`audit projection catching up from empty, heads kept (after an upgrade; ${heads.list(null, 1_000_000).length - signed} heads signed on the way)`,
+      orders * PER_ORDER, upgraded, process.cpuUsage(cpu))
     heads.close()
 
     const log = new AuditLog(dataDir)
@@ -122,10 +136,9 @@ async function main(): Promise<void> {
 }
 
 /**
- * The live audit projection, as `waybill serve` and `waybill projector` run it, on a data dir
- * whose orders read model is current and whose audit log does not exist yet (a data dir of the
- * release that kept the tree in the read model): the time until its checkpoint reaches `head`,
- * heads signed by the default policy on the way.
+ * The live projector, as `waybill serve` and `waybill projector` run it (default batch and head
+ * policy), on a data dir whose orders read model is current and whose audit log does not exist
+ * yet: the time until the audit log's checkpoint reaches `head`.
  */
 async function catchUpFromEmpty(store: EventStore, dataDir: string, heads: HeadStore, head: Position): Promise<number> {
   const { privateKey } = generateKeyPairSync('ed25519')
@@ -153,9 +166,15 @@ function every2s(label: string): (p: RebuildProgress) => void {
   }
 }
 
-function report(what: string, events: number, elapsedMs: number): void {
+/**
+ * Events/s of wall time, and of this process's CPU time (user + system, every thread): on a
+ * machine shared with other work the wall time measures the neighbours too, the CPU time less so.
+ */
+function report(what: string, events: number, elapsedMs: number, cpu: NodeJS.CpuUsage): void {
   const seconds = elapsedMs / 1000
-  process.stdout.write(`${what}: ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s\n`)
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6
+  process.stdout.write(`${what}: ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s ` +
+    `(CPU ${cpuSeconds.toFixed(2)} s = ${Math.round(events / cpuSeconds)} events/s of CPU; load ${loadavg()[0]?.toFixed(1)})\n`)
 }
 
 /** Times proofs in the audit log of TOTAL leaves: every one is checked with the RFC's verifier too. */
