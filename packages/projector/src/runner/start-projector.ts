@@ -78,9 +78,9 @@ export function startProjector(options: ProjectorOptions): Projector {
     })
   }
   const orders = run(ordersProjection(options.dataDir, log))
-  const auditLog = options.audit === undefined ? null : auditProjection(options.dataDir, options.audit, log)
-  const audit = auditLog === null ? null : run(auditLog)
-  const loops = audit === null ? [orders] : [orders, audit]
+  const signed = options.audit === undefined ? null : auditProjection(options.dataDir, options.audit, log)
+  const audit = signed === null ? null : { projection: signed, loop: run(signed) }
+  const loops = audit === null ? [orders] : [orders, audit.loop]
 
   let stopping: Promise<void> | null = null
 
@@ -97,7 +97,7 @@ export function startProjector(options: ProjectorOptions): Projector {
     lag: () => orders.status().lag,
     status: () => ({
       orders: orders.status(),
-      audit: audit === null || auditLog === null ? null : { ...audit.status(), ...auditLog.signing() },
+      audit: audit === null ? null : { ...audit.loop.status(), ...audit.projection.signing() },
     }),
     waitFor(position, timeoutMs = 10_000) {
       return new Promise<void>((resolve, reject) => {

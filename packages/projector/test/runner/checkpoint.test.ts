@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { Position, ProjectionEvent } from '@waybill/event-store'
+import { comparePositions, type Position, type ProjectionEvent } from '@waybill/event-store'
 import { startProjector, type EventSource } from '../../src/index.js'
 import { tempDir } from '../helpers.js'
 
@@ -15,7 +15,7 @@ function orderAdded(n: number): ProjectionEvent {
 }
 
 function laggingSource(log: ProjectionEvent[], visible: () => number): EventSource {
-  const after = (position: Position | null) => log.filter((e) => position === null || e.position.commit > position.commit)
+  const after = (position: Position | null) => log.filter((e) => position === null || comparePositions(e.position, position) > 0)
   return {
     pull: async (position, maxCount) => {
       const read = after(position).slice(0, Math.max(0, visible() - (log.length - after(position).length))).slice(0, maxCount)
