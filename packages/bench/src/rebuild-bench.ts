@@ -1,24 +1,32 @@
 #!/usr/bin/env node
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { generateKeyPairSync } from 'node:crypto'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { canonicalJson, eventIdFor, SCHEMA_VERSION, streamNameFor, type WireEvent } from '@waybill/domain'
-import { categoryOf, hashEvent, openSqliteEventStore, verifyStreamChain, type EventData } from '@waybill/event-store'
+import {
+  categoryOf, hashEvent, openSqliteEventStore, verifyStreamChain, type EventData, type EventStore, type Position,
+} from '@waybill/event-store'
 import { toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
-import { ReadModel, rebuildReadModel } from '@waybill/projector'
+import {
+  AuditLog, HeadStore, ReadModel, rebuildAuditLog, rebuildReadModel, startProjector, type RebuildProgress,
+} from '@waybill/projector'
 
 /**
  * `pnpm bench:rebuild`: writes BENCH_EVENTS (default 1,000,000) order events into a fresh
- * SQLite store, then rebuilds the orders read model from position 0 and prints events/s.
+ * SQLite store, then times, each in events/s: the orders read model rebuilt from position 0
+ * (`waybill rebuild`); the audit projection catching up from an empty audit log as the live
+ * projector does, on a data dir with no head (signing a head every 1,000 leaves on the way) and
+ * after an upgrade (heads kept up to the end of the log); and `waybill audit rebuild`.
  *
  * Loading: the adapter has no bulk-load helper and appends one stream at a time, so the bench
  * lets the adapter create the file and its schema, then inserts rows with one prepared
  * statement in big transactions, computing each hash and prev_hash with the store's own
  * `hashEvent` and canonical JSON exactly as its writer does. Every stream of a sample is then
  * read back through the adapter and checked with `verifyStreamChain`, so the log is valid.
- * The rebuild builds the audit log's tree too (docs/audit.md#the-tree); the bench then times
- * inclusion and consistency proofs in the rebuilt tree of TOTAL leaves, each one verified.
+ * The bench then times inclusion and consistency proofs in the audit log's tree of TOTAL leaves
+ * (docs/audit.md#the-tree), each one verified.
  */
 const TOTAL = Number(process.env['BENCH_EVENTS'] ?? 1_000_000)
 const LOAD_TRANSACTION = 50_000
@@ -88,52 +96,109 @@ async function main(): Promise<void> {
     }
     process.stdout.write('hash chains of a 1,000-stream sample verified through the adapter\n')
 
-    let lastLine = 0
-    const result = await rebuildReadModel({
-      store,
-      dataDir,
-      onProgress: (p) => {
-        if (p.elapsedMs - lastLine < 2000) return
-        lastLine = p.elapsedMs
-        process.stdout.write(`  rebuild: ${p.events} events, ${Math.round((p.events * 1000) / p.elapsedMs)} events/s\n`)
-      },
-    })
-    const seconds = result.elapsedMs / 1000
+    let cpu = process.cpuUsage()
+    const rebuilt = await rebuildReadModel({ store, dataDir, onProgress: every2s('orders rebuild') })
     const readModel = new ReadModel(dataDir)
     const rows = readModel.listOrders('acme', { limit: 1 }).length
-    if (rows !== 1) throw new Error('the rebuilt model is empty')
-    process.stdout.write(`rebuild: ${result.events} events in ${seconds.toFixed(2)} s = ${Math.round(result.events / seconds)} events/s\n`)
-    proofs(readModel)
     readModel.close()
+    if (rows !== 1) throw new Error('the rebuilt model is empty')
+    report('orders rebuild (waybill rebuild)', rebuilt.events, rebuilt.elapsedMs, process.cpuUsage(cpu))
+
+    const head = await store.headPosition()
+    if (head === null) throw new Error('the bench wrote no event')
+    const heads = HeadStore.inDataDir(dataDir)
+    cpu = process.cpuUsage()
+    const fresh = await catchUpFromEmpty(store, dataDir, heads, head)
+    const signed = heads.list(null, 1_000_000).length
+    report(`audit projection catching up from empty, no head kept (a restored or new data dir; ${signed} heads signed on the way, one every 1,000 leaves)`,
+      orders * PER_ORDER, fresh, process.cpuUsage(cpu))
+
+    cpu = process.cpuUsage()
+    const audit = await rebuildAuditLog({ store, dataDir, heads, onProgress: every2s('audit rebuild') })
+    report(`audit rebuild (waybill audit rebuild; ${audit.leaves} leaves checked against ${audit.headsChecked} heads)`, audit.events, audit.elapsedMs, process.cpuUsage(cpu))
+
+    // As after an upgrade from the release that kept the tree in the read model: no audit log
+    // file, heads kept up to the end of the log; nothing is signed until the tree passes them.
+    for (const name of await readdir(dataDir)) if (name.startsWith('audit-log.')) await rm(join(dataDir, name))
+    cpu = process.cpuUsage()
+    const upgraded = await catchUpFromEmpty(store, dataDir, heads, head)
+    report(`audit projection catching up from empty, heads kept (after an upgrade; ${heads.list(null, 1_000_000).length - signed} heads signed on the way)`,
+      orders * PER_ORDER, upgraded, process.cpuUsage(cpu))
+    heads.close()
+
+    const log = new AuditLog(dataDir)
+    proofs(log)
+    log.close()
   } finally {
     await store.close()
     if (process.env['BENCH_KEEP'] === undefined) await rm(dataDir, { recursive: true, force: true })
   }
 }
 
-/** Times proofs in the rebuilt tree: every one is checked with the RFC's verifier too. */
-function proofs(readModel: ReadModel): void {
-  const tree = readModel.tree()
-  const size = tree.size()
+/**
+ * The live projector, as `waybill serve` and `waybill projector` run it (default batch and head
+ * policy), on a data dir whose orders read model is current and whose audit log does not exist
+ * yet: the time until the audit log's checkpoint reaches `head`.
+ */
+async function catchUpFromEmpty(store: EventStore, dataDir: string, heads: HeadStore, head: Position): Promise<number> {
+  const { privateKey } = generateKeyPairSync('ed25519')
+  const started = performance.now()
+  const projector = startProjector({ store, dataDir, audit: { signingKey: privateKey, heads } })
+  const progress = setInterval(() => {
+    const status = projector.status().audit
+    process.stdout.write(`  audit catch-up: ${status?.treeSize ?? 0} leaves, ${Math.round(((status?.treeSize ?? 0) * 1000) / (performance.now() - started))} events/s\n`)
+  }, 2000)
+  try {
+    await projector.waitFor(head, 3_600_000)
+    return performance.now() - started
+  } finally {
+    clearInterval(progress)
+    await projector.stop()
+  }
+}
+
+function every2s(label: string): (p: RebuildProgress) => void {
+  let lastLine = 0
+  return (p) => {
+    if (p.elapsedMs - lastLine < 2000) return
+    lastLine = p.elapsedMs
+    process.stdout.write(`  ${label}: ${p.events} events, ${Math.round((p.events * 1000) / p.elapsedMs)} events/s\n`)
+  }
+}
+
+/**
+ * Events/s of wall time, and of this process's CPU time (user + system, every thread): on a
+ * machine shared with other work the wall time measures the neighbours too, the CPU time less so.
+ */
+function report(what: string, events: number, elapsedMs: number, cpu: NodeJS.CpuUsage): void {
+  const seconds = elapsedMs / 1000
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6
+  process.stdout.write(`${what}: ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s ` +
+    `(CPU ${cpuSeconds.toFixed(2)} s = ${Math.round(events / cpuSeconds)} events/s of CPU; load ${loadavg()[0]?.toFixed(1)})\n`)
+}
+
+/** Times proofs in the audit log of TOTAL leaves: every one is checked with the RFC's verifier too. */
+function proofs(log: AuditLog): void {
+  const size = log.size()
   let started = performance.now()
-  const root = tree.root(size)
+  const root = log.root(size)
   process.stdout.write(`audit tree: ${size} leaves, root ${toHex(root)} in ${(performance.now() - started).toFixed(1)} ms\n`)
   const count = 1000
   let spent = 0
   for (let i = 0; i < count; i += 1) {
     const index = Math.floor((i * size) / count)
     started = performance.now()
-    const path = tree.inclusion(index, size)
+    const path = log.inclusion(index, size)
     spent += performance.now() - started
-    if (!verifyInclusion(tree.hashes.leaf(index), index, size, path, root)) throw new Error(`inclusion proof of leaf ${index} does not verify`)
+    if (!verifyInclusion(log.leafHash(index), index, size, path, root)) throw new Error(`inclusion proof of leaf ${index} does not verify`)
   }
   process.stdout.write(`inclusion proof: ${((spent * 1000) / count).toFixed(0)} µs each (${count} leaves across the tree)\n`)
   spent = 0
   for (let i = 1; i <= 100; i += 1) {
     const first = Math.floor((i * size) / 101)
     started = performance.now()
-    const proof = tree.consistency(first, size)
-    const firstRoot = tree.root(first)
+    const proof = log.consistency(first, size)
+    const firstRoot = log.root(first)
     spent += performance.now() - started
     if (!verifyConsistency(first, size, firstRoot, root, proof)) throw new Error(`consistency proof ${first} -> ${size} does not verify`)
   }

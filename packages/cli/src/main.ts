@@ -23,11 +23,11 @@ const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
   serve: 'run the HTTPS ingress, the read API and (unless --no-projector) the projector',
   keys: 'create, list, update, rotate and revoke API keys',
   replay: "print an order's events, its state after each, and check its hash chain",
-  rebuild: 'rebuild the orders read model into a new file and swap to it',
+  rebuild: 'rebuild the orders read model into a new file and swap to it (not the audit log)',
   verify: 'check the log, every hash chain, and that the read model matches the log',
-  projector: 'run the read-model projector as its own process',
+  projector: 'run the projector (orders read model, audit log) as its own process',
   store: 'check that the configured event store keeps every promise Waybill relies on (store check)',
-  audit: 'export signed tree heads and the public key; verify the log, images and chains against them',
+  audit: 'export signed tree heads and the public key; verify the log, images and chains against them; rebuild the audit log',
   openapi: 'print the OpenAPI document the server serves (the typed client is generated from it)',
 }
 

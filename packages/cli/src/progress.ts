@@ -49,3 +49,32 @@ export function progressReporter(output: ProgressOutput, label: string, options:
     },
   }
 }
+
+/** What a rebuild reports after each batch (`RebuildProgress` of @waybill/projector). */
+interface RebuildSnapshot {
+  readonly events: number
+  readonly position: bigint
+  readonly head: bigint
+  readonly elapsedMs: number
+}
+
+/**
+ * The progress of `waybill rebuild` and `waybill audit rebuild`. Positions count every event of
+ * the log (keys too), so the total of order events is estimated from the share read so far.
+ */
+export function rebuildProgress(output: ProgressOutput) {
+  const progress = progressReporter(output, 'events')
+  return {
+    onProgress: (p: RebuildSnapshot): void => {
+      const total = p.position > 0n ? Math.round((p.events * Number(p.head)) / Number(p.position)) : p.events
+      progress.update({ done: p.events, total, elapsedMs: p.elapsedMs })
+    },
+    /** Draws the final state; answers "N events in S s (R events/s)". */
+    finish: (events: number, elapsedMs: number): string => {
+      progress.finish({ done: events, total: events, elapsedMs })
+      const seconds = elapsedMs / 1000
+      const rate = seconds > 0 ? Math.round(events / seconds) : events
+      return `${events} events in ${seconds.toFixed(2)} s (${rate} events/s)`
+    },
+  }
+}

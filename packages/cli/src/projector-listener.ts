@@ -1,26 +1,27 @@
 import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import { LAG_COUNT_LIMIT, type Projector } from '@waybill/projector'
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import { isUp, LAG_COUNT_LIMIT, type Projector, type ProjectorStatus } from '@waybill/projector'
 
 /**
  * `waybill projector`'s own plain-HTTP listener, for probes and a scraper on a private network
  * (it binds WAYBILL_METRICS_HOST, loopback by default): `/healthz` (the process answers),
- * `/readyz` (its last batch reached the store), `/metrics` (lag in events and what it applied),
- * in Prometheus' text format. It carries no order data.
+ * `/readyz` (the last batch of every projection reached the store), `/metrics` (each
+ * projection's lag in events and whether it is up), in Prometheus' text format. It carries no
+ * order data.
  */
 export async function listenProjectorHealth(projector: Projector, port: number, host: string): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0]
-    const status = projector.status()
     if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end()
     } else if (path === '/healthz') {
       json(response, 200, { status: 'ok' })
     } else if (path === '/readyz') {
-      const ready = status.state === 'running' || status.state === 'caught_up'
-      json(response, ready ? 200 : 503, { status: ready ? 'ready' : status.state, ...(status.lastError === null ? {} : { error: status.lastError }) })
+      const down = firstDown(projector.status())
+      json(response, down === null ? 200 : 503, down === null ? { status: 'ready' }
+        : { status: down.state, projection: down.name, ...(down.lastError === null ? {} : { error: down.lastError }) })
     } else if (path === '/metrics') {
-      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metrics(projector))
+      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metrics(projector.status()))
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
     }
@@ -30,23 +31,35 @@ export async function listenProjectorHealth(projector: Projector, port: number, 
   return server
 }
 
-function json(response: import('node:http').ServerResponse, status: number, body: object): void {
+function json(response: ServerResponse, status: number, body: object): void {
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
 }
 
-function metrics(projector: Projector): string {
-  const status = projector.status()
-  const up = status.state === 'running' || status.state === 'caught_up' ? 1 : 0
+/** The first projection whose last batch did not commit, with its name; null when all are up. */
+function firstDown(status: ProjectorStatus): { name: string; state: string; lastError: string | null } | null {
+  if (!isUp(status.orders)) return { name: 'orders', ...status.orders }
+  if (status.audit !== null && !isUp(status.audit)) return { name: 'audit', ...status.audit }
+  return null
+}
+
+/**
+ * The orders read model keeps the unlabelled names it always had (dashboards and serve's
+ * `/metrics` read them); the audit log, a projection of its own, has its own names.
+ */
+function metrics(status: ProjectorStatus): string {
+  const gauge = (name: string, help: string, value: number, type = 'gauge'): string[] =>
+    [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`]
+  const { orders, audit } = status
   return [
-    `# HELP waybill_projector_lag_events Events in the log after the read model's checkpoint (counted up to ${LAG_COUNT_LIMIT}).`,
-    '# TYPE waybill_projector_lag_events gauge',
-    `waybill_projector_lag_events ${status.lag}`,
-    '# HELP waybill_projector_applied_events_total Order events applied to the read model since the process started.',
-    '# TYPE waybill_projector_applied_events_total counter',
-    `waybill_projector_applied_events_total ${status.appliedEvents}`,
-    '# HELP waybill_projector_up 1 while the projector reads the store without failing, 0 while it retries.',
-    '# TYPE waybill_projector_up gauge',
-    `waybill_projector_up ${up}`,
+    ...gauge('waybill_projector_lag_events', `Events in the log after the orders read model's checkpoint (counted up to ${LAG_COUNT_LIMIT}).`, orders.lag),
+    ...gauge('waybill_projector_applied_events_total', 'Order events applied to the read model since the process started.', orders.appliedEvents, 'counter'),
+    ...gauge('waybill_projector_up', '1 while the orders projection reads the store without failing, 0 while it retries.', isUp(orders) ? 1 : 0),
+    ...(audit === null ? [] : [
+      ...gauge('waybill_audit_lag_events', `Events in the log after the audit log's checkpoint (counted up to ${LAG_COUNT_LIMIT}).`, audit.lag),
+      ...gauge('waybill_audit_up', '1 while the audit log projection reads the store without failing, 0 while it retries.', isUp(audit) ? 1 : 0),
+      ...gauge('waybill_audit_leaves', 'Leaves in the audit log (order events, in log order).', audit.treeSize),
+      ...gauge('waybill_audit_signing_blocked', '1 while no head is signed because the audit log disagrees with a kept head (see the log).', audit.problem === null ? 0 : 1),
+    ]),
     '',
   ].join('\n')
 }

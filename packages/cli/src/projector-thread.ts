@@ -1,13 +1,15 @@
 import { Worker } from 'node:worker_threads'
-import { siblingWorkerUrl, type EventStore } from '@waybill/event-store'
-import { WAKE_COALESCE_MS, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
+import { backoffDelay, siblingWorkerUrl, sleep, type BackoffPolicy, type EventStore } from '@waybill/event-store'
+import { isUp, WAKE_COALESCE_MS, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
 import type { WaybillConfig } from './config.js'
 
 const WORKER_URL = siblingWorkerUrl('projector-worker', import.meta.url)
 
-/** First and longest wait before a projector thread that died is started again. */
-const RESTART_MIN_MS = 500
-const RESTART_MAX_MS = 30_000
+/**
+ * Waits before a projector thread that died is started again: slower than the projections'
+ * own retries (100 ms to 5 s), since only a bug or lack of memory ends the thread.
+ */
+const RESTART: BackoffPolicy = { initialMs: 500, maxMs: 30_000 }
 /** How long `stop` waits for the thread to finish its batch and close before ending it. */
 const STOP_TIMEOUT_MS = 5_000
 
@@ -20,9 +22,9 @@ export type FromProjectorThread =
 export type ToProjectorThread = { readonly type: 'appended' } | { readonly type: 'stop' }
 
 export interface ProjectorThread {
-  /** Events behind the head as the thread last reported (a gauge). */
+  /** Events the orders read model is behind the head, as the thread last reported (a gauge). */
   lag(): number
-  /** Whether the thread runs and its projector last read the store without failing. */
+  /** Whether the thread runs and its orders projection last read the store without failing. */
   up(): boolean
   /** The thread's last report, null before its first. */
   status(): ProjectorStatus | null
@@ -31,9 +33,9 @@ export interface ProjectorThread {
 }
 
 /**
- * The orders projector of `waybill serve`, on a worker thread of its own: its reads of the log,
- * its read-model transactions and its audit hashing never take the turn of a request on the main
- * thread. The thread opens the store and the signing key itself (as `waybill projector` does)
+ * The projector of `waybill serve` (the orders read model and the audit log), on a worker thread
+ * of its own: its reads of the log, its read-model transactions and its audit hashing never take
+ * the turn of a request on the main thread. The thread opens the store and the signing key itself (as `waybill projector` does)
  * from the same configuration. The main thread passes on the store's append notifications,
  * coalesced, so the read model follows the log as closely as before. Should the thread die (it
  * retries failures itself, so only a bug or running out of memory ends it), it is started again
@@ -43,8 +45,9 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
   let worker: Worker | null = null
   let last: ProjectorStatus | null = null
   let stopping: Promise<void> | null = null
-  let restartDelay = RESTART_MIN_MS
-  let restartTimer: NodeJS.Timeout | null = null
+  // Deaths in a row: back to 0 once a started thread reports its orders projection up.
+  let deaths = 0
+  const stopped = new AbortController()
   let wakeTimer: NodeJS.Timeout | null = null
 
   const start = (): void => {
@@ -54,19 +57,19 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
       if (message.type === 'log') log[message.level](message.object, message.message)
       else {
         last = message.status
-        if (message.status.state === 'caught_up' || message.status.state === 'running') restartDelay = RESTART_MIN_MS
+        if (isUp(message.status.orders)) deaths = 0
       }
     })
     started.on('error', (error) => log.error({ err: error }, 'projector: its thread failed'))
     started.on('exit', (code) => {
       if (worker === started) worker = null
       if (stopping !== null) return
-      log.error({ exitCode: code, restartInMs: restartDelay }, 'projector: its thread ended; starting it again')
-      restartTimer = setTimeout(() => {
-        restartTimer = null
+      const delayMs = backoffDelay(deaths, RESTART)
+      deaths += 1
+      log.error({ exitCode: code, restartInMs: delayMs }, 'projector: its thread ended; starting it again')
+      void sleep(delayMs, stopped.signal).then(() => {
         if (stopping === null) start()
-      }, restartDelay)
-      restartDelay = Math.min(restartDelay * 2, RESTART_MAX_MS)
+      })
     })
   }
 
@@ -80,14 +83,14 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
   start()
 
   return {
-    lag: () => last?.lag ?? 0,
-    up: () => worker !== null && last !== null && last.state !== 'retrying' && last.state !== 'stopped',
+    lag: () => last?.orders.lag ?? 0,
+    up: () => worker !== null && last !== null && isUp(last.orders),
     status: () => last,
     stop() {
       stopping ??= (async () => {
         unsubscribe?.()
         if (wakeTimer !== null) clearTimeout(wakeTimer)
-        if (restartTimer !== null) clearTimeout(restartTimer)
+        stopped.abort()
         const thread = worker
         if (thread === null) return
         const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()))

@@ -25,26 +25,27 @@ const logger: ProjectorLogger = {
 const opened = await openStore(config, { writer: 'inline' })
 const audit = openAudit(config)
 // This thread's store sees none of the appends: the main thread passes on its notices, already
-// coalesced, so the source wakes at once on each.
-let notice: (() => void) | null = null
-const source = storeEventSource(opened.store, {
-  coalesceMs: 0,
-  onAppended: (listener) => {
-    notice = listener
-    return () => { notice = null }
-  },
+// coalesced, to each projection's source, which wakes at once on each.
+const notices = new Set<() => void>()
+const projector = startProjector({
+  source: () => storeEventSource(opened.store, {
+    coalesceMs: 0,
+    onAppended: (listener) => {
+      notices.add(listener)
+      return () => { notices.delete(listener) }
+    },
+  }),
+  dataDir: config.dataDir, logger, audit: audit.options,
 })
-const projector = startProjector({ source, dataDir: config.dataDir, logger, audit: audit.options })
 const report = setInterval(() => send({ type: 'status', status: projector.status() }), STATUS_EVERY_MS)
 
 port.on('message', (message: ToProjectorThread) => {
   if (message.type === 'appended') {
-    notice?.()
+    for (const notice of notices) notice()
     return
   }
   clearInterval(report)
   void projector.stop().finally(async () => {
-    source.close?.()
     audit.close()
     await opened.close()
     send({ type: 'status', status: projector.status() })

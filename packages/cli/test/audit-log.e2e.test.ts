@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { spawn } from 'node:child_process'
 import { createHash, generateKeyPairSync } from 'node:crypto'
@@ -124,8 +125,26 @@ t.test('the tamper test: "Jane Doe" becomes "John Roe", hashes and chain rewritt
   t.equal(json.ok, false)
   t.same(json.findings[0]?.leaf, { leafIndex: 2, stream: 'order-sandbox-A-1', account: 'sandbox', orderId: 'A-1', revision: 1 })
 
-  const rebuild = await waybill(dir, ['rebuild'])
-  t.equal(rebuild.code, 0, 'with its heads deleted, the data dir no longer refuses a rebuild; the kept head still does the catching')
+  t.equal((await waybill(dir, ['rebuild'])).code, 0, 'the orders are rebuilt whatever the audit log says: they never check it')
+  const rebuildAudit = await waybill(dir, ['audit', 'rebuild'])
+  t.equal(rebuildAudit.code, 0, 'with its heads deleted, the data dir no longer refuses an audit rebuild; the kept head still does the catching')
+  t.match(rebuildAudit.stdout, /rebuilt the audit log: 6 events in .*; 6 leaves agree with 0 kept head\(s\); now serving .*audit-log\.\d{8}T\d+Z-\d+\.sqlite/)
+})
+
+t.test('audit rebuild checks the rebuilt tree against the kept heads: a rewritten event is refused, the live audit log kept', async (t) => {
+  const dir = await copy('rewritten')
+  const db = new Sqlite(join(dir, 'events.sqlite'))
+  const row = db.prepare("SELECT position, stream, revision, event_id, type, data, metadata FROM events WHERE stream = 'order-sandbox-A-2' AND revision = 0").get() as
+    { position: number; stream: string; revision: number; event_id: string; type: string; data: string; metadata: string }
+  const data = { ...(JSON.parse(row.data) as Record<string, unknown>), address: '9 Elsewhere' }
+  const hash = hashEvent({ streamName: row.stream, revision: row.revision, id: row.event_id, type: row.type, data, metadata: JSON.parse(row.metadata) as Record<string, unknown> })
+  db.prepare('UPDATE events SET data = ?, hash = ? WHERE position = ?').run(JSON.stringify(data), hash, row.position)
+  db.close()
+  const refused = await waybill(dir, ['audit', 'rebuild'])
+  t.equal(refused.code, 1, refused.stdout)
+  t.match(refused.stderr, /audit rebuild refused: the rebuilt audit tree's root at size \d+ is [0-9a-f]{64}, but the head signed .* says [0-9a-f]{64}: the log was changed/)
+  t.notOk(existsSync(join(dir, 'audit-log.current')), 'the live audit log stays the one in use')
+  t.equal((await waybill(dir, ['audit', 'verify'])).code, 1, 'and audit verify, from the log, says the same')
 })
 
 t.test('cutting the last events off the log is caught against a kept head', async (t) => {
@@ -137,14 +156,14 @@ t.test('cutting the last events off the log is caught against a kept head', asyn
   const verify = await waybill(dir, ['audit', 'verify', '--head', kept])
   t.equal(verify.code, 1, verify.stdout)
   t.match(verify.stdout, /CUT: your kept head 6 .* covers 6 order events, but the log holds 4: events were cut from the log; the first missing leaf is leaf 4: order A-2 revision 1 \(account sandbox\)/)
-  const rebuild = await waybill(await copy('cut-heads-kept').then(async (other) => {
-    const d = new Sqlite(join(other, 'events.sqlite'))
-    d.prepare("DELETE FROM events WHERE position = (SELECT max(position) FROM events WHERE category = 'order')").run()
-    d.close()
-    return other
-  }), ['rebuild'])
+  const headsKept = await copy('cut-heads-kept')
+  const d = new Sqlite(join(headsKept, 'events.sqlite'))
+  d.prepare("DELETE FROM events WHERE position = (SELECT max(position) FROM events WHERE category = 'order')").run()
+  d.close()
+  const rebuild = await waybill(headsKept, ['audit', 'rebuild'])
   t.equal(rebuild.code, 1)
-  t.match(rebuild.stderr, /rebuild refused: the log holds 5 order events, but a head was signed at 6/)
+  t.match(rebuild.stderr, /audit rebuild refused: the log holds 5 order events, but a head was signed at 6 .*: events were cut from the log/)
+  t.equal((await waybill(headsKept, ['rebuild'])).code, 0, 'the orders rebuild has nothing to refuse')
 })
 
 t.test('an overwritten image and a deleted image are caught by audit verify, naming the order', async (t) => {

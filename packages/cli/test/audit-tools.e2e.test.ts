@@ -109,11 +109,11 @@ t.test('verify finds events deleted from the log: the gap, with where it starts'
   t.equal(json.ok, false)
 })
 
-t.test('replay, verify, rebuild on a data dir with no store refuse, and create nothing', async (t) => {
+t.test('replay, verify, rebuild, audit rebuild on a data dir with no store refuse, and create nothing', async (t) => {
   const parent = await mkdtemp(join(tmpdir(), 'waybill-audit-'))
   t.teardown(() => rm(parent, { recursive: true, force: true }))
   const typo = join(parent, 'dta')
-  for (const args of [['replay', 'A-1'], ['verify'], ['rebuild']]) {
+  for (const args of [['replay', 'A-1'], ['verify'], ['rebuild'], ['audit', 'rebuild']]) {
     const out = await waybill(typo, args)
     t.equal(out.code, 1, args.join(' '))
     t.match(out.stderr, /no event store at .*dta\/events\.sqlite: check WAYBILL_DATA_DIR/, args.join(' '))

@@ -8,7 +8,7 @@ import t from 'tap'
 import { streamNameFor } from '@waybill/domain'
 import { openFileBlobStore, openSqliteEventStore, type SqliteEventStore } from '@waybill/event-store'
 import { boundedAppends, startServer } from '@waybill/http'
-import { HeadStore, ReadModel } from '@waybill/projector'
+import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { addBody, clientFor, completeBody, type Answer, type Client } from './https-client.js'
 import { integrityCheck } from './store-checks.js'
 import { serve } from './waybill-process.js'
@@ -141,10 +141,11 @@ t.test('disk full: 503 server_error with Retry-After, no false acknowledgment, r
   const dir = await tempDir(t, 'maxpages')
   const store = await openSqliteEventStore({ path: join(dir, 'events.sqlite') })
   const readModel = new ReadModel(dir)
+  const log = new AuditLog(dir)
   const heads = HeadStore.inDataDir(dir)
   const server = await startServer({ dataDir: dir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent' },
-    { store, blobs: await openFileBlobStore(join(dir, 'blobs')), readModel, audit: { heads, publicKey: generateKeyPairSync('ed25519').publicKey } })
-  t.teardown(async () => { await server.close(); readModel.close(); heads.close(); await store.close() })
+    { store, blobs: await openFileBlobStore(join(dir, 'blobs')), readModel, audit: { log, heads, publicKey: generateKeyPairSync('ed25519').publicKey } })
+  t.teardown(async () => { await server.close(); readModel.close(); log.close(); heads.close(); await store.close() })
   const client = await clientFor(server.httpsUrl, dir)
   t.teardown(() => client.close())
   await diskFullScenario(t, client,

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { eventIdFor, orderDecider, streamNameFor, type OrderCommand } from '@waybill/domain'
 import { handleCommand } from '@waybill/event-store'
-import { ReadModel, type ProjectorLogger } from '@waybill/projector'
+import { AuditLog, ReadModel, type ProjectorLogger } from '@waybill/projector'
 import { loadConfig } from '../src/config.js'
 import { openStore } from '../src/open-store.js'
 import { startProjectorThread } from '../src/projector-thread.js'
@@ -55,11 +55,15 @@ t.test('serve\'s projector thread follows the store\'s appends into the read mod
   // The thread only learns of this process's appends from the main thread's notices (or its poll).
   await until('the order in the read model', () => { try { return readModel.getOrder('acme', 'T-1') !== null } catch { return false } })
   t.equal(readModel.getOrder('acme', 'T-1')?.customer, 'C-7')
-  await until('a report of the applied event', () => (thread.status()?.appliedEvents ?? 0) >= 1)
+  await until('a report of the applied event', () => (thread.status()?.orders.appliedEvents ?? 0) >= 1 && (thread.status()?.audit?.appliedEvents ?? 0) >= 1)
   t.equal(thread.lag(), 0)
-  t.equal(thread.status()?.state, 'caught_up')
+  t.equal(thread.status()?.orders.state, 'caught_up')
+  t.equal(thread.status()?.audit?.state, 'caught_up', 'the audit log, a projection of its own, caught up too')
   t.equal(thread.up(), true)
   await thread.stop()
+  const auditLog = new AuditLog(dataDir, { create: false })
+  t.teardown(() => auditLog.close())
+  t.equal(auditLog.size(), 1, 'the order event is a leaf of the audit log')
   t.equal(thread.up(), false, 'not up once stopped')
   await thread.stop()
   t.ok(log.lines.some((line) => line.message === 'projector: signed a tree head'), 'the last leaves got a head on the way out (logged through the main thread)')
@@ -80,7 +84,9 @@ t.test('a projector thread that dies is started again, with backoff, until stopp
   await until('two restarts', () => log.lines.filter((line) => line.message === 'projector: its thread ended; starting it again').length >= 2)
   const delays = log.lines.filter((line) => line.message === 'projector: its thread ended; starting it again')
     .map((line) => (line.object as { restartInMs: number }).restartInMs)
-  t.same(delays.slice(0, 2), [500, 1000], 'the wait doubles')
+  // Jittered in the upper half of each step: 250-500 ms, then 500-1,000 ms.
+  t.ok(delays[0]! >= 250 && delays[0]! <= 500, `first wait ${delays[0]} ms`)
+  t.ok(delays[1]! >= 500 && delays[1]! <= 1000, `second wait ${delays[1]} ms: the step doubles`)
   t.equal(thread.up(), false, '/metrics says the projector is not up')
   t.ok(log.lines.some((line) => line.message === 'projector: its thread failed'), 'the failure itself is logged')
   const started = Date.now()

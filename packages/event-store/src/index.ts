@@ -1,6 +1,8 @@
 export * from './port.js'
 export * from './errors.js'
 export { START_POSITION, positionToString, parsePosition, comparePositions } from './position.js'
+export { backoffDelay, type BackoffPolicy } from './backoff.js'
+export { sleep } from './sleep.js'
 export { categoryOf } from './category.js'
 export { hashEvent, verifyStreamChain, type HashedEventFields, type ChainVerdict } from './hash-chain.js'
 export {

@@ -6,7 +6,7 @@ import { LIMITS } from '@waybill/domain'
 import { serveConsole } from '@waybill/console'
 import type { BlobStore, EventStore } from '@waybill/event-store'
 import { KeyRing, redactKeyTokens } from '@waybill/keys'
-import type { HeadStore, ReadModel } from '@waybill/projector'
+import type { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { exposureHandler } from './transport/exposure.js'
 import { logDestination, type LogDestination } from './log-destination.js'
 import { transportCheck, type TransportCheck } from './transport/transport-check.js'
@@ -42,8 +42,8 @@ export interface AppOptions {
   readonly blobs: Pick<BlobStore, 'put' | 'get'>
   /** The orders read model the read routes answer from. */
   readonly readModel: ReadModel
-  /** What the audit routes serve: the kept signed heads and the public key that verifies them. */
-  readonly audit: { readonly heads: HeadStore; readonly publicKey: KeyObject }
+  /** What the audit routes serve: the audit log, the kept signed heads and the public key that verifies them. */
+  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore; readonly publicKey: KeyObject }
   /** False on a server without the sandbox: test keys are refused. Default true. */
   readonly acceptTestKeys?: boolean
   /** Where replacement keys and the test key file are written. */
@@ -155,8 +155,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorDescriptions)
   await app.register(ping)
   await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs) })
-  await app.register(orderRoutes, { readModel: options.readModel, store: options.store, blobs: options.blobs })
-  await app.register(auditRoutes, { ...options.audit, readModel: options.readModel, store: options.store })
+  await app.register(orderRoutes, { readModel: options.readModel, auditLog: options.audit.log, store: options.store, blobs: options.blobs })
+  await app.register(auditRoutes, { ...options.audit, store: options.store })
   // The auditors' console at /console (no key; out of the OpenAPI document).
   await app.register(serveConsole)
   return app

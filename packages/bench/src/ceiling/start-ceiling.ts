@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { openMemoryEventStore, type BlobStore } from '@waybill/event-store'
 import { startServer, type RunningServer, type ServerConfig } from '@waybill/http'
-import { HeadStore, ReadModel } from '@waybill/projector'
+import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 
 // The app has decoded each image and checked its type, size and sha256 before it asks for it
 // to be stored, so dropping it here skips only the write and the fsync.
@@ -18,15 +18,17 @@ export async function startCeilingServer(config: ServerConfig): Promise<RunningS
   const store = openMemoryEventStore()
   // The read routes are not benchmarked: an empty read model (opened only if asked) and no heads.
   const readModel = new ReadModel(config.dataDir)
+  const log = new AuditLog(config.dataDir, { create: false })
   const heads = new HeadStore(':memory:')
   const server = await startServer(config, {
-    store, blobs: dropImages, readModel, audit: { heads, publicKey: generateKeyPairSync('ed25519').publicKey },
+    store, blobs: dropImages, readModel, audit: { log, heads, publicKey: generateKeyPairSync('ed25519').publicKey },
   })
   return {
     ...server,
     close: async () => {
       await server.close()
       readModel.close()
+      log.close()
       heads.close()
       await store.close()
     },

@@ -3,13 +3,14 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { keyIdOf, parseTreeHead, type SignedTreeHead } from '@waybill/merkle'
 import {
-  HeadStore, loadOrCreateSigningKey, publicKeyDocument, ReadModel, verifyAuditLog,
+  AuditLog, HeadStore, loadOrCreateSigningKey, publicKeyDocument, rebuildAuditLog, verifyAuditLog,
 } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
+import { rebuildProgress } from '../progress.js'
 
-const HELP = `Usage: waybill audit <heads [--after N] | public-key | verify [--head FILE] [--public-key FILE] [--json]>
+const HELP = `Usage: waybill audit <heads [--after N] | public-key | verify [--head FILE] [--public-key FILE] [--json] | rebuild>
 
 For auditors (docs/audit.md):
   heads [--after N]   every signed tree head of this data dir (of tree_size above N), one JSON
@@ -24,13 +25,19 @@ For auditors (docs/audit.md):
                       of GET /v1/audit/public-key); without it, the key in
                       WAYBILL_AUDIT_KEY_DIR. An auditor's copy of the data dir needs no private key
     --json            the report as one JSON document
+  rebuild             for operators: build the audit log again from the event log into a new
+                      file beside the live one, check its tree against every kept head (heads
+                      signed while it runs too), and only then swap to it; the live projector
+                      follows. Refused, with the live audit log kept, when the log holds fewer
+                      order events than a head covers or a root disagrees. Never needed in
+                      normal operation: the audit log only grows.
 
 Exit code 0 when all is well, 1 when anything fails (the first leaf that differs is named by
-order, revision and account), 2 on a usage error.`
+order, revision and account; a refused rebuild), 2 on a usage error.`
 
 export const command: CliCommand = {
   name: 'audit',
-  summary: 'export signed tree heads and the public key; verify the log against them',
+  summary: 'export signed tree heads and the public key; verify the log against them; rebuild the audit log',
   help: HELP,
   async run(argv) {
     const [sub, ...rest] = argv
@@ -42,7 +49,7 @@ export const command: CliCommand = {
         throw new Error('--head, --public-key and --json go with `verify`')
       }
       if (values.after !== undefined && !/^\d+$/.test(values.after)) throw new Error('--after: expected a tree size (a whole number)')
-      if (sub !== 'heads' && sub !== 'public-key' && sub !== 'verify') throw new Error(sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}"`)
+      if (sub !== 'heads' && sub !== 'public-key' && sub !== 'verify' && sub !== 'rebuild') throw new Error(sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}"`)
     } catch (error) {
       process.stderr.write(`waybill audit: ${(error as Error).message}\n\n${HELP}\n`)
       return 2
@@ -62,6 +69,7 @@ export const command: CliCommand = {
       }
       return 0
     }
+    if (sub === 'rebuild') return rebuild(config)
     let kept: SignedTreeHead | undefined
     if (values.head !== undefined) {
       const parsed = readKeptHead(values.head)
@@ -87,14 +95,16 @@ export const command: CliCommand = {
 async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHead | undefined, pinned: KeyObject | undefined, json: boolean): Promise<number> {
   const opened = await openStore(config, { create: false, writer: 'inline' })
   const heads = HeadStore.inDataDir(config.dataDir)
-  const readModel = new ReadModel(config.dataDir, { migrate: false })
+  // Read, never made or changed: an audit leaves the data dir as it found it.
+  const auditLog = new AuditLog(config.dataDir, { create: false })
   try {
     const publicKey = pinned ?? loadOrCreateSigningKey(config.audit.keyDir, { create: false }).publicKey
     let witness = null
     try {
-      witness = readModel.tree()
+      auditLog.size()
+      witness = auditLog
     } catch {
-      // No read model (or an older one): the leaf that differs is then named by range only.
+      // No audit log (yet): the leaf that differs is then named by range only.
     }
     const report = await verifyAuditLog({
       store: opened.store, blobs: opened.blobs, publicKey, heads: heads.all(), witness,
@@ -110,7 +120,23 @@ async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHea
     }
     return report.ok ? 0 : 1
   } finally {
-    readModel.close()
+    auditLog.close()
+    heads.close()
+    await opened.close()
+  }
+}
+
+/** `waybill audit rebuild`: a new audit log beside the live one, checked against every kept head, then swapped in. */
+async function rebuild(config: ReturnType<typeof loadConfig>): Promise<number> {
+  const opened = await openStore(config, { create: false, writer: 'inline' })
+  const heads = HeadStore.inDataDir(config.dataDir)
+  try {
+    const progress = rebuildProgress(process.stderr)
+    const result = await rebuildAuditLog({ store: opened.store, dataDir: config.dataDir, heads, onProgress: progress.onProgress })
+    process.stdout.write(`rebuilt the audit log: ${progress.finish(result.events, result.elapsedMs)}; ${result.leaves} leaves agree with ` +
+      `${result.headsChecked} kept head(s); now serving ${result.path}\n`)
+    return 0
+  } finally {
     heads.close()
     await opened.close()
   }

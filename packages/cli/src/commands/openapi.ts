@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openFileBlobStore, openMemoryEventStore } from '@waybill/event-store'
 import { buildApp, openApiDocument } from '@waybill/http'
-import { HeadStore, ReadModel } from '@waybill/projector'
+import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 
 const HELP = `Usage: waybill openapi
@@ -27,16 +27,18 @@ export const command: CliCommand = {
     const store = openMemoryEventStore()
     const blobs = await openFileBlobStore(join(dir, 'blobs'))
     const readModel = new ReadModel(dir)
-    // A throwaway heads file and key: the audit routes are documented, no real key is read.
+    // A throwaway audit log, heads file and key: the audit routes are documented, no real key is read.
+    const log = new AuditLog(dir)
     const heads = HeadStore.inDataDir(dir)
     const { publicKey } = generateKeyPairSync('ed25519')
     try {
-      const app = await buildApp({ store, blobs, readModel, audit: { heads, publicKey }, dataDir: dir, logLevel: 'silent' })
+      const app = await buildApp({ store, blobs, readModel, audit: { log, heads, publicKey }, dataDir: dir, logLevel: 'silent' })
       await app.ready()
       process.stdout.write(`${JSON.stringify(openApiDocument(app), null, 2)}\n`)
       await app.close()
     } finally {
       heads.close()
+      log.close()
       readModel.close()
       await store.close()
       await rm(dir, { recursive: true, force: true })

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { startProjector, type ProjectorLogger } from '@waybill/projector'
+import { startProjector, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
 import { openAudit } from '../audit-setup.js'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
@@ -9,19 +9,21 @@ import { closeOnSignals } from '../shutdown.js'
 
 const HELP = `Usage: waybill projector [--batch-size <n>] [--status-every <seconds>]
 
-Runs the orders projector as its own process (so ingress and projector scale apart): reads the
-event log from the read model's checkpoint, applies each batch and moves the checkpoint in one
-transaction, follows new events, retries with back-off while the store is away. Prints a status
-line (checkpoint, head, lag in events) every --status-every seconds (default 10). Serves
-/healthz, /readyz and /metrics (lag in events) on WAYBILL_PROJECTOR_PORT (default 9465) at
-WAYBILL_METRICS_HOST (default 127.0.0.1). SIGINT/SIGTERM stop it after the batch in flight.
+Runs the projector as its own process (so ingress and projector scale apart): two projections,
+the orders read model and the audit log (which signs the tree heads), each reading the event log
+from its own checkpoint, applying each batch and moving its checkpoint in one transaction,
+following new events, and retrying with back-off on its own while its store or file fails.
+Prints a status line per projection (state, checkpoint, head, lag in events) every
+--status-every seconds (default 10). Serves /healthz, /readyz and /metrics (each projection's lag
+in events) on WAYBILL_PROJECTOR_PORT (default 9465) at WAYBILL_METRICS_HOST (default 127.0.0.1).
+SIGINT/SIGTERM stop it after the batches in flight.
 
   --batch-size <n>        events per transaction (default 1000)
   --status-every <secs>   seconds between status lines (default 10)`
 
 export const command: CliCommand = {
   name: 'projector',
-  summary: 'run the read-model projector as its own process',
+  summary: 'run the projector (orders read model, audit log) as its own process',
   help: HELP,
   async run(argv) {
     let batchSize: number
@@ -41,10 +43,7 @@ export const command: CliCommand = {
     const audit = openAudit(config)
     if (audit.notice.length > 0) process.stdout.write(`${audit.notice.join('\n')}\n`)
     const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel), audit: audit.options })
-    const timer = setInterval(() => {
-      const s = projector.status()
-      process.stdout.write(`projector: ${s.state} checkpoint ${s.checkpoint ?? '-'} head ${s.head ?? '-'} lag ${s.lag} applied ${s.appliedEvents}\n`)
-    }, statusEvery * 1000)
+    const timer = setInterval(() => process.stdout.write(statusLines(projector.status())), statusEvery * 1000)
     const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
       clearInterval(timer)
       await projector.stop()
@@ -63,6 +62,15 @@ export const command: CliCommand = {
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })
   },
+}
+
+/** One line per projection: `projector: orders caught_up checkpoint 12/12 head 12/12 lag 0 applied 7`. */
+function statusLines(status: ProjectorStatus): string {
+  const line = (name: string, s: ProjectionStatus, extra = ''): string =>
+    `projector: ${name} ${s.state} checkpoint ${s.checkpoint ?? '-'} head ${s.head ?? '-'} lag ${s.lag} applied ${s.appliedEvents}${extra}\n`
+  const { orders, audit } = status
+  return line('orders', orders) + (audit === null ? ''
+    : line('audit', audit, ` leaves ${audit.treeSize} signed ${audit.headSize ?? '-'}${audit.problem === null ? '' : ` PROBLEM: ${audit.problem}`}`))
 }
 
 /** JSON lines on stderr, like the server's pino output, without loading pino for three calls. */

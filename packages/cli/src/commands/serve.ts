@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startServer } from '@waybill/http'
 import { KeyRing } from '@waybill/keys'
-import { ReadModel } from '@waybill/projector'
+import { AuditLog, ReadModel } from '@waybill/projector'
 import type { CliCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
@@ -20,7 +20,7 @@ Runs the ingress: the HTTPS API (WAYBILL_HTTPS_PORT, default 8443) and the plain
 an empty data directory it creates the sandbox test key and writes it to <data dir>/test-api-key.
 SIGINT/SIGTERM finish in-flight requests, then exit.
 
-The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The orders projector runs in this process, on a thread
+The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The projector (the orders read model and the audit log) runs in this process, on a thread
 of its own, unless --no-projector is given (then run \`waybill projector\` as its own process).
 
 Configuration comes from the environment; see README.md ("Configuration").`
@@ -45,6 +45,7 @@ export const command: CliCommand = {
       process.stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
     }
     const readModel = new ReadModel(config.dataDir)
+    const auditLog = new AuditLog(config.dataDir)
     const audit = openAudit(config)
     // /metrics reports the projector's lag and whether it is up once it runs (it starts after the server).
     let projector: ProjectorThread | null = null
@@ -68,11 +69,12 @@ export const command: CliCommand = {
         store: opened.store,
         blobs: opened.blobs,
         readModel,
-        audit: { heads: audit.heads, publicKey: audit.key.publicKey },
+        audit: { log: auditLog, heads: audit.heads, publicKey: audit.key.publicKey },
         ...(withProjector ? { projector: { lag: () => projector?.lag() ?? 0, up: () => projector?.up() ?? false } } : {}),
       })
     } catch (error) {
       readModel.close()
+      auditLog.close()
       audit.close()
       await opened.close()
       throw explainStartError(error, config)
@@ -102,6 +104,7 @@ export const command: CliCommand = {
       await running.close()
       await projector?.stop()
       readModel.close()
+      auditLog.close()
       audit.close()
       await opened.close()
     }, { log: (line) => process.stderr.write(`${line}\n`) })

@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Position, RecordedEvent } from '../port.js'
-import { backoffDelay } from './backoff.js'
-import type { BackoffOptions } from './backoff.js'
+import { backoffDelay, type BackoffPolicy } from '../backoff.js'
+import { sleep } from '../sleep.js'
 import { categoryPrefixes } from './category-filter.js'
 
 /** One live read of the global log: every event after `after`, then new ones as they come. */
@@ -35,7 +34,7 @@ export interface SubscribeAllOptions {
   readonly signal: AbortSignal
   /** Told about each drop (an error, or the subscription ending) and the wait before the next attempt. */
   onRetry?(reason: unknown, delayMs: number): void
-  readonly backoff?: BackoffOptions
+  readonly backoff?: BackoffPolicy
 }
 
 /**
@@ -67,6 +66,6 @@ export async function subscribeAllWithRetry(source: LiveSource, options: Subscri
     const delayMs = backoffDelay(failures, options.backoff)
     failures += 1
     options.onRetry?.(reason, delayMs)
-    await sleep(delayMs, undefined, { signal }).catch(() => undefined)
+    await sleep(delayMs, signal)
   }
 }

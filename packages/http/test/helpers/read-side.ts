@@ -1,11 +1,11 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import type { EventStore } from '@waybill/event-store'
-import { HeadStore, ReadModel, startProjector, type ProjectorOptions } from '@waybill/projector'
+import { AuditLog, HeadStore, ReadModel, startProjector, type ProjectorOptions } from '@waybill/projector'
 
 /** What the app reads orders and audit heads from, in a test's data dir: a read model, a heads file and a fresh key pair. */
 export interface ReadSide {
   readonly readModel: ReadModel
-  readonly audit: { readonly heads: HeadStore; readonly publicKey: KeyObject }
+  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore; readonly publicKey: KeyObject }
   /** Signs heads the audit routes then serve. */
   readonly signingKey: KeyObject
   close(): void
@@ -13,12 +13,14 @@ export interface ReadSide {
 
 export function openReadSide(dataDir: string): ReadSide {
   const readModel = new ReadModel(dataDir)
+  const log = new AuditLog(dataDir)
   const heads = HeadStore.inDataDir(dataDir)
   const { privateKey, publicKey } = generateKeyPairSync('ed25519')
   return {
-    readModel, audit: { heads, publicKey }, signingKey: privateKey,
+    readModel, audit: { log, heads, publicKey }, signingKey: privateKey,
     close: () => {
       readModel.close()
+      log.close()
       heads.close()
     },
   }

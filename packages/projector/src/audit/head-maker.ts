@@ -1,7 +1,12 @@
 import type { KeyObject } from 'node:crypto'
-import { signTreeHead, toHex, type SignedTreeHead } from '@waybill/merkle'
+import { signTreeHead, toHex, type Hash, type SignedTreeHead } from '@waybill/merkle'
 import type { HeadStore } from './head-store.js'
-import type { MerkleReader } from './merkle-tables.js'
+
+/** What signing needs of a tree: its size and its root at any size up to it. */
+export interface TreeView {
+  size(): number
+  root(size: number): Hash
+}
 
 export interface HeadPolicy {
   /** A head at least every this many new leaves. Default 1,000. */
@@ -25,18 +30,18 @@ export type HeadVerdict =
   | { readonly kind: 'inconsistent'; readonly head: SignedTreeHead; readonly root: string }
 
 /**
- * Decides after each projector batch whether to sign a head (docs/audit.md#signed-tree-heads): every
+ * Decides after each audit projection batch whether to sign a head (docs/audit.md#signed-tree-heads): every
  * `everyEvents` new leaves, or `everyMs` after the last head, or on catching up (at most once a
  * second), as long as the tree grew. It never signs a tree that does not extend the latest kept
  * head: the root at that head's size must be the head's root. A tree smaller than that head (the
- * log lost events, or a read model started again from nothing that has not reached it) is left
- * unsigned too. `force` (a projector stopping) signs a grown tree whatever the policy says.
+ * log lost events, or an audit log started again from nothing that has not reached it) is left
+ * unsigned too. `force` (a projection stopping) signs a grown tree whatever the policy says.
  */
 export function headMaker(options: AuditOptions, now: () => Date = () => new Date()) {
   const everyEvents = options.everyEvents ?? 1000
   const everyMs = options.everyMs ?? 10_000
   let lastAt = 0
-  return (tree: MerkleReader, caughtUp: boolean, force = false): HeadVerdict => {
+  return (tree: TreeView, caughtUp: boolean, force = false): HeadVerdict => {
     const latest = options.heads.latest()
     const size = tree.size()
     const latestSize = latest?.tree_size ?? -1

@@ -10,29 +10,6 @@ import {
  */
 const MIN_KEPT_LEVEL = 4
 
-/**
- * The audit log's tables in the read model (docs/audit.md#the-tree): every leaf hash with the
- * stream and revision it stands for, and the root of every perfect subtree the tree completed
- * (from level 4, `MIN_KEPT_LEVEL`), so that any root, inclusion proof or consistency proof is O(log² n) look-ups
- * however long the log. Created by `createSchema` with the other tables.
- */
-export const MERKLE_TABLES = `
-CREATE TABLE IF NOT EXISTS merkle_leaves (
-  leaf_index INTEGER PRIMARY KEY,
-  hash BLOB NOT NULL,
-  stream TEXT NOT NULL,
-  revision INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS merkle_nodes (
-  level INTEGER NOT NULL,
-  idx INTEGER NOT NULL,
-  hash BLOB NOT NULL,
-  PRIMARY KEY (level, idx)
-) WITHOUT ROWID;
-`
-/** The proof route finds an order's leaves by stream; a rebuild makes it at the end, with the others. */
-export const MERKLE_INDEXES = 'CREATE INDEX IF NOT EXISTS merkle_leaves_by_stream ON merkle_leaves (stream, revision);'
-
 /** One of an order's leaves. */
 export interface StreamLeaf {
   readonly leafIndex: number
@@ -40,7 +17,15 @@ export interface StreamLeaf {
   readonly hash: Hash
 }
 
-/** Reads the tree kept in a read model's file. */
+/** A leaf with the event it stands for. */
+export interface TreeLeaf extends StreamLeaf {
+  readonly stream: string
+}
+
+/**
+ * Reads the tree kept in the audit log's file (`leaves` and `nodes`, audit/audit-log-schema.ts):
+ * every root, inclusion proof or consistency proof is O(log² n) look-ups however long the log.
+ */
 export class MerkleReader {
   private readonly leafStatement: Statement<[number], { hash: Buffer }>
   private readonly nodeStatement: Statement<[number, number], { hash: Buffer }>
@@ -48,9 +33,9 @@ export class MerkleReader {
   readonly hashes: TreeHashes
 
   constructor(readonly db: Database) {
-    this.leafStatement = db.prepare('SELECT hash FROM merkle_leaves WHERE leaf_index = ?')
-    this.nodeStatement = db.prepare('SELECT hash FROM merkle_nodes WHERE level = ? AND idx = ?')
-    this.sizeStatement = db.prepare('SELECT max(leaf_index) + 1 AS size FROM merkle_leaves')
+    this.leafStatement = db.prepare('SELECT hash FROM leaves WHERE leaf_index = ?')
+    this.nodeStatement = db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?')
+    this.sizeStatement = db.prepare('SELECT max(leaf_index) + 1 AS size FROM leaves')
     this.hashes = {
       leaf: (index) => {
         const row = this.leafStatement.get(index)
@@ -81,14 +66,14 @@ export class MerkleReader {
   /** The leaves of one stream, in revision order. */
   leavesOf(stream: string): StreamLeaf[] {
     return this.db.prepare<[string], { leaf_index: number; revision: number; hash: Buffer }>(
-      'SELECT leaf_index, revision, hash FROM merkle_leaves WHERE stream = ? ORDER BY revision').all(stream)
+      'SELECT leaf_index, revision, hash FROM leaves WHERE stream = ? ORDER BY revision').all(stream)
       .map((row) => ({ leafIndex: row.leaf_index, revision: row.revision, hash: row.hash }))
   }
 
   /** Leaves from `from` on, in index order, a page at a time (audit verify compares them). */
-  *leavesFrom(from: number): IterableIterator<{ leafIndex: number; stream: string; revision: number; hash: Buffer }> {
+  *leavesFrom(from: number): IterableIterator<TreeLeaf> {
     const page = this.db.prepare<[number], { leaf_index: number; stream: string; revision: number; hash: Buffer }>(
-      'SELECT leaf_index, stream, revision, hash FROM merkle_leaves WHERE leaf_index >= ? ORDER BY leaf_index LIMIT 10000')
+      'SELECT leaf_index, stream, revision, hash FROM leaves WHERE leaf_index >= ? ORDER BY leaf_index LIMIT 10000')
     for (let next = from; ;) {
       const rows = page.all(next)
       for (const row of rows) yield { leafIndex: row.leaf_index, stream: row.stream, revision: row.revision, hash: row.hash }
@@ -100,7 +85,7 @@ export class MerkleReader {
 }
 
 /**
- * Appends leaves inside the writer's transaction. The frontier is read back from the tables at
+ * Appends leaves inside the audit log writer's transaction. The frontier is read back from the tables at
  * the start of each batch (at most 64 look-ups), so a rolled-back batch leaves nothing stale in
  * memory.
  */
@@ -112,8 +97,8 @@ export class MerkleAppender {
 
   constructor(db: Database) {
     this.reader = new MerkleReader(db)
-    this.insertLeaf = db.prepare('INSERT INTO merkle_leaves (leaf_index, hash, stream, revision) VALUES (?, ?, ?, ?)')
-    this.insertNode = db.prepare('INSERT INTO merkle_nodes (level, idx, hash) VALUES (?, ?, ?)')
+    this.insertLeaf = db.prepare('INSERT INTO leaves (leaf_index, hash, stream, revision) VALUES (?, ?, ?, ?)')
+    this.insertNode = db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)')
   }
 
   /** Call at the start of a batch, inside its transaction. */
@@ -135,7 +120,7 @@ export class MerkleAppender {
 
   private perfectOrThrow(level: number, index: number): Hash {
     const hash = this.reader.hashes.perfect?.(level, index)
-    if (hash === undefined) throw new Error(`the audit tree lacks its subtree ${level}/${index}: rebuild the read model`)
+    if (hash === undefined) throw new Error(`the audit tree lacks its subtree ${level}/${index}: run \`waybill audit rebuild\``)
     return hash
   }
 }

@@ -3,7 +3,7 @@ import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
 import { verifyStreamChain, type BlobStore, type EventStore, type Position } from '@waybill/event-store'
 import { CompactRange, toHex, verifyTreeHead, type SignedTreeHead } from '@waybill/merkle'
 import { eventLeafHash } from '../audit/leaf.js'
-import type { MerkleReader } from '../audit/merkle-tables.js'
+import type { TreeLeaf } from '../audit/merkle-tables.js'
 
 /** Where a leaf stands in the log, by order: what an auditor looks up. */
 export interface LeafName {
@@ -43,11 +43,11 @@ export interface AuditVerifyOptions {
   /** A head the auditor kept elsewhere: what catches a rewritten history and a cut-off tail. */
   readonly keptHead?: SignedTreeHead
   /**
-   * The read model's tree, used only to name the first leaf that differs (its leaf hashes were
-   * made when the events were first projected); the verdict itself rests on the log and the
-   * signed heads alone.
+   * The audit log (`AuditLog`), used only to name the first leaf that differs (its leaf hashes
+   * were made when the events were first projected); the verdict itself rests on the log and
+   * the signed heads alone.
    */
-  readonly witness?: MerkleReader | null
+  readonly witness?: { leavesFrom(from: number): IterableIterator<TreeLeaf> } | null
   readonly onProgress?: (leaves: number) => void
 }
 
@@ -55,7 +55,7 @@ const BATCH = 10_000
 
 /**
  * `waybill audit verify` (docs/audit.md#waybill-audit): recomputes the Merkle tree from the event
- * log itself (not from the projector's tables), checks every head's signature and that the
+ * log itself (not from the audit log's file), checks every head's signature and that the
  * log's tree has that head's root at that head's size, the same for the auditor's own head,
  * every order stream's hash chain, and every image's bytes against the sha256 its event records.
  */

@@ -1,7 +1,7 @@
 import {
   canonicalJson, evolve, ORDER_CATEGORY, orderDecider, parseOrderStreamName, type ExistingOrder, type OrderState,
 } from '@waybill/domain'
-import { verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
+import { comparePositions, positionToString, verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
 import { isOrderEvent } from '../orders/order-event.js'
 import type { OrderRow } from '../orders/order-row.js'
 import type { ReadModel } from '../orders/reader.js'
@@ -60,7 +60,7 @@ export async function verifyOrders(options: VerifyOptions): Promise<VerifyReport
     const name = parseOrderStreamName(stream)
     if (name !== null) {
       seen.add(`${name.account}\u0000${name.orderId}`)
-      const included = recorded.filter((event) => checkpoint !== null && event.position.commit <= checkpoint.commit)
+      const included = recorded.filter((event) => checkpoint !== null && comparePositions(event.position, checkpoint) <= 0)
       const expected = expectedRow(included)
       const row = readModel.getOrder(name.account, name.orderId)
       const mismatch = compare(name.account, name.orderId, expected, row)
@@ -79,7 +79,7 @@ export async function verifyOrders(options: VerifyOptions): Promise<VerifyReport
     events,
     brokenChains,
     mismatches,
-    checkpoint: checkpoint === null ? null : `${checkpoint.commit}/${checkpoint.prepare}`,
+    checkpoint: checkpoint === null ? null : positionToString(checkpoint),
     ok: brokenChains.length === 0 && mismatches.length === 0,
   }
 }

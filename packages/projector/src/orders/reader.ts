@@ -2,10 +2,11 @@ import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
 import type { OrderStatus } from '@waybill/domain'
 import type { OrderRow } from './order-row.js'
-import { currentGeneration, generationMarker } from './generation.js'
+import type { Position } from '@waybill/event-store'
+import { GenerationFollower } from '../generation/follower.js'
+import { READ_MODEL_FILES } from '../generation/pointer.js'
 import { fromRecord } from './row-codec.js'
 import { createSchema, type OrderRecord } from './sql-schema.js'
-import { MerkleReader } from '../audit/merkle-tables.js'
 
 /** The filters of the list, which select the orders; a cursor is bound to them. */
 export interface ListFilters {
@@ -43,21 +44,19 @@ export interface AuditOrderFilter extends ListFilters {
  * The model lags the event log by the projector's batch: reads are eventually consistent.
  */
 export class ReadModel {
-  private db: Database | null = null
-  private marker = ''
-  private currentPath = ''
-  private statements = new Map<string, Statement>()
-  private merkle: MerkleReader | null = null
+  private readonly file: GenerationFollower<OpenModel>
 
   /**
    * `migrate: false` for audits (`waybill verify`): an older file is refused with a reason
    * instead of migrated, so checking a data dir that older processes still serve changes nothing.
    */
-  constructor(private readonly dataDir: string, private readonly options: { readonly migrate?: boolean } = {}) {}
+  constructor(dataDir: string, options: { readonly migrate?: boolean } = {}) {
+    this.file = new GenerationFollower(dataDir, READ_MODEL_FILES, (path) => openModel(path, options.migrate ?? true))
+  }
 
   get path(): string {
-    this.refresh()
-    return this.currentPath
+    this.file.current()
+    return this.file.path ?? ''
   }
 
   getOrder(account: string, orderId: string): OrderRow | null {
@@ -100,64 +99,49 @@ export class ReadModel {
     }
   }
 
-  /** `"<commit>/<prepare>"` of the last event the model reflects, or null. */
-  checkpoint(): { commit: bigint; prepare: bigint } | null {
+  /** Position of the last event the model reflects, or null. */
+  checkpoint(): Position | null {
     const row = this.statement('SELECT commit_position, prepare_position FROM checkpoints WHERE projection = ?')
       .get('orders') as { commit_position: string; prepare_position: string } | undefined
     return row === undefined ? null : { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) }
   }
 
-  /** The audit tree of the live model (docs/audit.md#the-tree). */
-  tree(): MerkleReader {
-    this.refresh()
-    this.merkle ??= new MerkleReader(this.db as Database)
-    return this.merkle
-  }
-
   close(): void {
-    this.merkle = null
-    this.db?.close()
-    this.db = null
-    this.statements.clear()
+    this.file.close()
   }
 
   private statement(sql: string): Statement {
-    this.refresh()
-    let statement = this.statements.get(sql)
+    const model = this.file.current()
+    let statement = model.statements.get(sql)
     if (statement === undefined) {
-      statement = (this.db as Database).prepare(sql)
-      this.statements.set(sql, statement)
+      statement = model.db.prepare(sql)
+      model.statements.set(sql, statement)
     }
     return statement
   }
+}
 
-  private refresh(): void {
-    if (this.db !== null && generationMarker(this.dataDir) === this.marker) return
-    const generation = currentGeneration(this.dataDir)
-    if (this.db !== null && generation.path === this.currentPath) {
-      this.marker = generation.marker
-      return
-    }
-    const next = new Sqlite(generation.path)
-    next.pragma('journal_mode = WAL')
-    next.pragma('busy_timeout = 5000')
-    try {
-      // A server may start before its projector has made the file: give it the empty tables.
-      // An older file is migrated here if the projector has not done it yet.
-      createSchema(next, true, this.options.migrate ?? true)
-    } catch (error) {
-      // A refused file (newer schema) is asked about again on the next query: no handle per try.
-      next.close()
-      throw error
-    }
-    const previous = this.db
-    this.db = next
-    this.statements = new Map()
-    this.merkle = null
-    this.marker = generation.marker
-    this.currentPath = generation.path
-    previous?.close()
+/** One generation's file, open for queries, with the statements prepared on it. */
+interface OpenModel {
+  readonly db: Database
+  readonly statements: Map<string, Statement>
+  close(): void
+}
+
+function openModel(path: string, migrate: boolean): OpenModel {
+  const db = new Sqlite(path)
+  db.pragma('journal_mode = WAL')
+  db.pragma('busy_timeout = 5000')
+  try {
+    // A server may start before its projector has made the file: give it the empty tables.
+    // An older file is migrated here if the projector has not done it yet.
+    createSchema(db, true, migrate)
+  } catch (error) {
+    // A refused file (newer schema) is asked about again on the next query: no handle per try.
+    db.close()
+    throw error
   }
+  return { db, statements: new Map(), close: () => db.close() }
 }
 
 /** The read API's filters as SQL conditions, each with its value (undefined: not filtered on). */

@@ -1,13 +1,13 @@
 import type { Database } from 'better-sqlite3'
 import { timestampKey } from './timestamp-key.js'
-import { MERKLE_INDEXES, MERKLE_TABLES } from '../audit/merkle-tables.js'
 
 /**
  * Bumped when the table layout changes, with a step in `migrateFrom` that brings a file of the
  * previous version up to it. Version 2: `updated_at_key` (exact, text) for `updated_at_ms`.
- * Version 3: the audit log's tree (`merkle_leaves`, `merkle_nodes`).
+ * Version 3 held the audit log's tree (`merkle_leaves`, `merkle_nodes`); version 4 no longer
+ * does: the audit log is a projection of its own, in its own file (docs/audit.md#the-audit-log-file).
  */
-export const READ_MODEL_SCHEMA_VERSION = 3
+export const READ_MODEL_SCHEMA_VERSION = 4
 
 /** The SQL types the orders table uses, and what SQLite hands back for each. */
 interface SqlValue {
@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (
   updated_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-${MERKLE_TABLES}`
+`
 
 /** The list filters of GET /v1/orders; each ends in order_id, the keyset the cursor pages on. */
 const INDEXES = `
@@ -82,7 +82,6 @@ CREATE INDEX IF NOT EXISTS orders_by_status ON orders (account, status, order_id
 CREATE INDEX IF NOT EXISTS orders_by_customer ON orders (account, customer, order_id);
 CREATE INDEX IF NOT EXISTS orders_by_location ON orders (account, location, order_id);
 CREATE INDEX IF NOT EXISTS orders_by_updated ON orders (account, updated_at_key);
-${MERKLE_INDEXES}
 `
 
 /**
@@ -142,17 +141,19 @@ function storedVersion(db: Database): number | null {
  */
 function migrateFrom(db: Database, from: number): void {
   if (from <= 1) toVersion2(db)
-  if (from <= 2) toVersion3(db)
+  if (from <= 3) toVersion4(db)
 }
 
 /**
- * Version 3 adds the audit tree, whose leaves are every order event from the start of the log:
- * the tables are made (OTHER_TABLES) and the checkpoint is cleared, so the projector reads the log
- * again from the start. Rows already there are not changed by that second pass (each row's
- * revision guard passes over what it already reflects); only the leaves are added.
+ * Version 4 drops the audit tree's tables that version 3 kept here: the audit projection keeps
+ * the tree in `audit-log.sqlite` and builds it there from the start of the log, checked against
+ * the heads already kept (docs/audit.md#upgrading-from-a-tree-in-the-read-model). Dropped rather
+ * than left: a second copy of the tree that nothing writes any more would only go stale. The
+ * rows and the checkpoint stay: nothing the orders need changed. (Version 3 had cleared the
+ * checkpoint to add the leaves; a version-2 file no longer needs that either.)
  */
-function toVersion3(db: Database): void {
-  db.exec(`DELETE FROM checkpoints WHERE projection = 'orders'`)
+function toVersion4(db: Database): void {
+  db.exec('DROP TABLE IF EXISTS merkle_leaves; DROP TABLE IF EXISTS merkle_nodes;')
 }
 
 /**

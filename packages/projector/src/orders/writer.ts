@@ -1,11 +1,10 @@
 import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
 import { parseOrderStreamName } from '@waybill/domain'
-import type { Position, ProjectionEvent } from '@waybill/event-store'
+import { comparePositions, type Position, type ProjectionEvent } from '@waybill/event-store'
 import { evolveOrderRow } from './fold.js'
-import { eventLeafHash } from '../audit/leaf.js'
-import { MerkleAppender, MerkleReader } from '../audit/merkle-tables.js'
 import type { OrderRow } from './order-row.js'
+import type { ProjectionWriter } from '../runner/projection.js'
 import { fromRecord, toRecord } from './row-codec.js'
 import { columnValues, createSchema, ORDER_COLUMNS, type OrderRecord } from './sql-schema.js'
 
@@ -32,7 +31,7 @@ export interface OpenOptions {
 }
 
 /** The write side of the `orders` read model: batches of events in, one transaction each. */
-export class ReadModelWriter {
+export class ReadModelWriter implements ProjectionWriter<BatchOutcome> {
   readonly db: Database
   private readonly selectRow: Statement<[string, string], OrderRecord>
   private readonly upsertRow: Statement
@@ -43,9 +42,6 @@ export class ReadModelWriter {
   /** Bulk mode: rows not yet written, and whether the file holds none outside this map. */
   private readonly memory: Map<string, OrderRow | undefined> | null
   private memoryIsComplete = true
-  private readonly merkle: MerkleAppender
-  /** The audit tree in this file (docs/audit.md#the-tree). */
-  readonly tree: MerkleReader
 
   constructor(readonly path: string, options: OpenOptions = {}) {
     this.db = new Sqlite(path)
@@ -77,8 +73,6 @@ export class ReadModelWriter {
       for (const row of rows) this.upsertRow.run(columnValues(toRecord(row)))
     })
     this.memory = options.bulk === true ? new Map() : null
-    this.merkle = new MerkleAppender(this.db)
-    this.tree = new MerkleReader(this.db)
   }
 
   /** Bulk mode: writes the rows held in memory. Nothing to do otherwise. */
@@ -119,15 +113,12 @@ export class ReadModelWriter {
     let applied = 0
     let duplicates = 0
     let last: Position | null = stored
-    this.merkle.begin()
     for (const event of events) {
-      if (last !== null && !isAfter(event.position, last)) {
+      if (last !== null && comparePositions(event.position, last) <= 0) {
         duplicates += 1
         continue
       }
       last = event.position
-      // Every order event after the checkpoint is a leaf, in log order, whatever the row does with it.
-      this.merkle.append(eventLeafHash(event), event.streamName, event.revision)
       // Keyed by stream name (one stream per order): the name is parsed only for a stream not
       // yet seen in this batch (or, in bulk mode, in this rebuild), not for every event.
       const key = event.streamName
@@ -161,8 +152,8 @@ export class ReadModelWriter {
     }
     if (this.memory === null) for (const row of rowsOf(touched)) this.upsertRow.run(columnValues(toRecord(row)))
     else if (this.memory.size > BULK_MEMORY_ROWS) this.flush()
-    const target = through !== null && (last === null || isAfter(through, last)) ? through : last
-    if (target !== null && (stored === null || isAfter(target, stored))) {
+    const target = through !== null && (last === null || comparePositions(through, last) > 0) ? through : last
+    if (target !== null && (stored === null || comparePositions(target, stored) > 0)) {
       this.upsertCheckpoint.run(ORDERS_PROJECTION, target.commit.toString(), target.prepare.toString(), new Date().toISOString())
     }
     return { applied, duplicates, unknown }
@@ -176,8 +167,4 @@ function byPrimaryKey(a: OrderRow, b: OrderRow): number {
 
 function* rowsOf(map: Map<string, OrderRow | undefined>): IterableIterator<OrderRow> {
   for (const row of map.values()) if (row !== undefined) yield row
-}
-
-function isAfter(a: Position, b: Position): boolean {
-  return a.commit > b.commit || (a.commit === b.commit && a.prepare > b.prepare)
 }

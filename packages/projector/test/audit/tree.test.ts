@@ -1,16 +1,25 @@
 import { generateKeyPairSync } from 'node:crypto'
-import { statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readdirSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { hashEvent } from '@waybill/event-store'
 import { hashesOf, toHex, treeRoot, verifyConsistency, verifyInclusion, verifyTreeHead } from '@waybill/merkle'
 import {
-  eventLeafHash, headMaker, HeadStore, loadOrCreateSigningKey, ReadModel, rebuildReadModel, startProjector,
+  AuditLog, eventLeafHash, headMaker, HeadStore, loadOrCreateSigningKey, ReadModel, rebuildAuditLog, rebuildReadModel, startProjector,
 } from '../../src/index.js'
 import { openStore, randomTraffic, tempDir } from '../helpers.js'
 
-t.test('the projector keeps the tree of every order event in log order, signs heads, and a rebuild checks them', async (t) => {
+const tablesOf = (path: string): string[] => {
+  const db = new Sqlite(path, { readonly: true })
+  try {
+    return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as Array<{ name: string }>).map((row) => row.name)
+  } finally {
+    db.close()
+  }
+}
+
+t.test('the audit projection keeps the tree of every order event in its own file and signs heads; an orders rebuild never touches it', async (t) => {
   const dir = await tempDir()
   t.teardown(() => dir.remove())
   const store = await openStore(dir.path)
@@ -26,42 +35,61 @@ t.test('the projector keeps the tree of every order event in log order, signs he
   const projector = startProjector({ store, dataDir: dir.path, batchSize: 37, audit: { signingKey: privateKey, heads, everyEvents: 50 } })
   const head = await store.headPosition()
   await projector.waitFor(head!)
-  t.equal(projector.status().audit?.problem, null)
+  const status = projector.status()
+  t.equal(status.audit?.problem, null)
+  t.equal(status.audit?.treeSize, all.length, 'the status counts the leaves')
+  t.equal(status.audit?.checkpoint, status.orders.checkpoint, 'each projection has its own checkpoint; both reached the head')
   await projector.stop()
 
-  const model = new ReadModel(dir.path)
-  t.teardown(() => model.close())
-  const tree = model.tree()
-  t.equal(tree.size(), all.length, 'one leaf per order event, none for the key event')
-  t.equal(toHex(tree.root(all.length)), toHex(expected), 'the root is the tree recomputed from the log')
+  const log = new AuditLog(dir.path)
+  t.teardown(() => log.close())
+  t.equal(basename(log.path), 'audit-log.sqlite', 'the audit log is a file of its own')
+  t.equal(log.size(), all.length, 'one leaf per order event, none for the key event')
+  t.equal(toHex(log.root(all.length)), toHex(expected), 'the root is the tree recomputed from the log')
+  t.same(log.checkpoint(), head, 'its checkpoint moved past the key event too')
   const kept = [...heads.all()]
   t.ok(kept.length >= all.length / 50 - 1, `${kept.length} heads, at most 50 leaves apart (batches of 37)`)
   t.equal(kept.at(-1)?.tree_size, all.length, 'the last head covers the caught-up tree')
   for (const h of kept) t.ok(verifyTreeHead(h, publicKey), `head ${h.tree_size} verifies`)
   const [first, last] = [kept[0]!, kept.at(-1)!]
   t.ok(verifyConsistency(first.tree_size, last.tree_size, Buffer.from(first.root_hash, 'hex'), Buffer.from(last.root_hash, 'hex'),
-    tree.consistency(first.tree_size, last.tree_size)))
-  const leaves = tree.leavesOf(all[5]!.streamName)
+    log.consistency(first.tree_size, last.tree_size)))
+  const leaves = log.leavesOf(all[5]!.streamName)
   t.same(leaves.map((l) => l.revision), all.filter((e) => e.streamName === all[5]!.streamName).map((e) => e.revision))
   const leaf = leaves[0]!
-  t.ok(verifyInclusion(leaf.hash, leaf.leafIndex, last.tree_size, tree.inclusion(leaf.leafIndex, last.tree_size), Buffer.from(last.root_hash, 'hex')))
+  t.ok(verifyInclusion(leaf.hash, leaf.leafIndex, last.tree_size, log.inclusion(leaf.leafIndex, last.tree_size), Buffer.from(last.root_hash, 'hex')))
+  t.same(log.leafHash(leaf.leafIndex), leaf.hash)
+  t.same([...log.leavesFrom(all.length - 2)].map((l) => l.leafIndex), [all.length - 2, all.length - 1])
 
-  // A rebuild of an unchanged log agrees with every head.
-  const rebuilt = await rebuildReadModel({ store, dataDir: dir.path, heads })
-  t.ok(statSync(rebuilt.path).isFile())
-  t.equal(toHex(model.tree().root(all.length)), toHex(expected), 'the rebuilt tree is the same tree')
+  const model = new ReadModel(dir.path)
+  t.teardown(() => model.close())
+  t.same(tablesOf(model.path), ['checkpoints', 'meta', 'orders'], 'the read model holds no tree')
 
-  // An attacker rewrites one event and its hash: the rebuild refuses, and the live model stays.
+  // An attacker rewrites one event and its hash.
   const victim = all[7]!
   const db = new Sqlite(join(dir.path, 'events.sqlite'))
   const data = { ...victim.data, address: 'elsewhere' }
   const hash = hashEvent({ ...victim, data })
   db.prepare('UPDATE events SET data = ?, hash = ? WHERE position = ?').run(JSON.stringify(data), hash, Number(victim.position.commit))
   db.close()
-  await t.rejects(rebuildReadModel({ store, dataDir: dir.path, heads }), /rebuild refused: the rebuilt audit tree's root at size \d+ is [0-9a-f]{64}, but the head signed/)
-  t.equal(model.path, rebuilt.path, 'the live model is still the last good one')
 
-  // A projector on a model that lost its tree, fed the rewritten log, signs nothing and says why.
+  // Rebuilding the orders reads, writes and checks nothing of the audit log or the heads.
+  const auditFile = log.path
+  const before = statSync(auditFile).mtimeMs
+  const rebuilt = await rebuildReadModel({ store, dataDir: dir.path })
+  t.equal(model.path, rebuilt.path, 'the orders were rebuilt and swapped in')
+  t.equal(statSync(auditFile).mtimeMs, before, 'the audit log file was not written')
+  t.equal(log.path, auditFile)
+  t.equal(toHex(log.root(all.length)), toHex(expected), 'and still holds the signed tree')
+
+  // Rebuilding the audit log over the rewritten log is refused, and the live one stays.
+  await t.rejects(rebuildAuditLog({ store, dataDir: dir.path, heads }),
+    /audit rebuild refused: the rebuilt audit tree's root at size \d+ is [0-9a-f]{64}, but the head signed .* says [0-9a-f]{64}: the log was changed/)
+  t.equal(log.path, auditFile, 'the live audit log is still the last good one')
+  t.same(readdirSync(dir.path).filter((name) => name.startsWith('audit-log.') && name !== 'audit-log.sqlite' && !name.endsWith('-wal') && !name.endsWith('-shm')), [],
+    'the refused file was deleted')
+
+  // An audit projection starting from nothing, fed the rewritten log, signs nothing and says why.
   const problems: string[] = []
   const fresh = await tempDir()
   t.teardown(() => fresh.remove())
@@ -72,6 +100,44 @@ t.test('the projector keeps the tree of every order event in log order, signs he
   await again.stop()
   t.equal(problems.length, 1, 'said once, loudly')
   t.equal(heads.latest()?.tree_size, all.length, 'no new head')
+})
+
+t.test('audit rebuild: a new file checked against every head, then swapped in; a log cut short is refused', async (t) => {
+  const dir = await tempDir()
+  t.teardown(() => dir.remove())
+  const store = await openStore(dir.path)
+  t.teardown(() => store.close())
+  await randomTraffic(store, { seed: 15, steps: 200, orders: 30 })
+  const heads = HeadStore.inDataDir(dir.path)
+  t.teardown(() => heads.close())
+  const { privateKey } = generateKeyPairSync('ed25519')
+  const projector = startProjector({ store, dataDir: dir.path, audit: { signingKey: privateKey, heads, everyEvents: 20 } })
+  await projector.waitFor((await store.headPosition())!)
+  const log = new AuditLog(dir.path)
+  t.teardown(() => log.close())
+  const size = log.size()
+  const root = toHex(log.root(size))
+  const progress: number[] = []
+  const rebuilt = await rebuildAuditLog({ store, dataDir: dir.path, heads, batchSize: 50, onProgress: (p) => progress.push(p.events) })
+  t.equal(rebuilt.leaves, size)
+  t.equal(rebuilt.headsChecked, [...heads.all()].length, 'every kept head was checked')
+  t.ok(progress.length >= size / 50, 'progress after every batch')
+  t.equal(log.path, rebuilt.path, 'readers follow the swap')
+  t.equal(toHex(log.root(size)), root, 'to the same tree')
+  await randomTraffic(store, { seed: 16, steps: 50, orders: 30 })
+  await projector.waitFor((await store.headPosition())!)
+  t.equal(projector.status().audit?.path, rebuilt.path, 'the live audit projection follows the swap')
+  t.equal(projector.status().audit?.problem, null)
+  await projector.stop()
+
+  // The last order event cut from the log: a head covers more than the log holds.
+  const db = new Sqlite(join(dir.path, 'events.sqlite'))
+  db.prepare("DELETE FROM events WHERE position = (SELECT max(position) FROM events WHERE category = 'order')").run()
+  db.close()
+  const latest = heads.latest()!
+  await t.rejects(rebuildAuditLog({ store, dataDir: dir.path, heads }),
+    new RegExp(`audit rebuild refused: the log holds ${latest.tree_size - 1} order events, but a head was signed at ${latest.tree_size} .*events were cut from the log`))
+  t.equal(log.path, rebuilt.path, 'the live audit log stays')
 })
 
 t.test('head policy: every N leaves, after T, on catching up at most once a second; never for a smaller tree', async (t) => {

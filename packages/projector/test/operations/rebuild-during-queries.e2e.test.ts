@@ -61,7 +61,7 @@ t.test('a rebuild in another process swaps the model while queries and the proje
 
   await traffic
   await projector.waitFor((await store.headPosition())!)
-  t.equal(projector.status().readModelPath, readModel.path, 'the live projector moved to the new file')
+  t.equal(projector.status().orders.path, readModel.path, 'the live projector moved to the new file')
   const report = await verifyOrders({ store, readModel })
   t.same(report.mismatches, [])
   t.ok(report.ok, 'the rebuilt model, kept current by the projector, equals a fresh fold')

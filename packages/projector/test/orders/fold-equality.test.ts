@@ -22,7 +22,7 @@ t.test('after random traffic the read model equals a fresh fold of the log', asy
   if (head === null) throw new Error('empty store')
   await projector.waitFor(head)
   t.equal(projector.lag(), 0, 'caught up: lag is zero')
-  t.equal(projector.status().state, 'caught_up')
+  t.equal(projector.status().orders.state, 'caught_up')
   await projector.stop()
 
   const report = await verifyOrders({ store, readModel })

@@ -112,7 +112,7 @@ t.test('an audit (migrate: false) refuses a version-1 read model and leaves it a
   const { dataDir } = await olderReadModel(t)
   const audit = new ReadModel(dataDir, { migrate: false })
   t.teardown(() => audit.close())
-  t.throws(() => audit.listOrders('acme', { limit: 1 }), /schema version 1, older than this Waybill's 3: `waybill serve` or `waybill projector`/)
+  t.throws(() => audit.listOrders('acme', { limit: 1 }), /schema version 1, older than this Waybill's 4: `waybill serve` or `waybill projector`/)
   t.equal(layout(join(dataDir, 'read-model.sqlite')).version, '1', 'not migrated')
 })
 

@@ -14,22 +14,24 @@ t.test('the projector rides out the store going away and coming back, then catch
   })
   // The source follows whichever store object is current: closing it is a real outage (its
   // reads throw StoreUnavailableError), reopening the file is the store coming back.
-  const sources = new Map<SqliteEventStore, EventSource>()
-  const current = (): EventSource => {
-    let source = sources.get(store)
-    if (source === undefined) sources.set(store, source = storeEventSource(store))
-    return source
-  }
-  const source: EventSource = {
-    pull: (after, max) => current().pull(after, max),
-    headPosition: () => current().headPosition(),
-    countAfter: (after, limit) => current().countAfter(after, limit),
-    waitForMore: (ms, signal) => current().waitForMore(ms, signal),
+  const source = (): EventSource => {
+    const sources = new Map<SqliteEventStore, EventSource>()
+    const current = (): EventSource => {
+      let source = sources.get(store)
+      if (source === undefined) sources.set(store, source = storeEventSource(store))
+      return source
+    }
+    return {
+      pull: (after, max) => current().pull(after, max),
+      headPosition: () => current().headPosition(),
+      countAfter: (after, limit) => current().countAfter(after, limit),
+      waitForMore: (ms, signal) => current().waitForMore(ms, signal),
+    }
   }
   const warnings: string[] = []
   const errors: string[] = []
   const projector = startProjector({
-    source, dataDir: dir.path, pollMs: 10, retry: { minMs: 10, maxMs: 80 },
+    source, dataDir: dir.path, pollMs: 10, retry: { initialMs: 10, maxMs: 80 },
     logger: { info() {}, warn: (_o, m) => warnings.push(m ?? ''), error: (_o, m) => errors.push(m ?? '') },
   })
   await randomTraffic(store, { seed: 5, steps: 200, orders: 30 })
@@ -37,9 +39,9 @@ t.test('the projector rides out the store going away and coming back, then catch
 
   await store.close()
   const deadline = Date.now() + 5000
-  while (projector.status().state !== 'retrying' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
-  t.equal(projector.status().state, 'retrying', 'notices the outage')
-  t.match(projector.status().lastError, /closed/)
+  while (projector.status().orders.state !== 'retrying' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
+  t.equal(projector.status().orders.state, 'retrying', 'notices the outage')
+  t.match(projector.status().orders.lastError, /closed/)
   t.ok(errors.length >= 1, 'logs it')
 
   store = await openStore(dir.path)
@@ -47,9 +49,9 @@ t.test('the projector rides out the store going away and coming back, then catch
   const head = (await store.headPosition())!
   await projector.waitFor(head)
   t.equal(projector.lag(), 0)
-  t.not(projector.status().state, 'retrying', 'resumed by itself')
+  t.not(projector.status().orders.state, 'retrying', 'resumed by itself')
   await projector.stop()
-  t.equal(projector.status().state, 'stopped')
+  t.equal(projector.status().orders.state, 'stopped')
   t.ok((await verifyOrders({ store, readModel })).ok)
 })
 

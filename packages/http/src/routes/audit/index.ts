@@ -1,17 +1,17 @@
 import type { KeyObject } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { EventStore } from '@waybill/event-store'
-import type { HeadStore, ReadModel } from '@waybill/projector'
+import type { AuditLog, HeadStore } from '@waybill/projector'
 import { getConsistency } from './consistency.js'
 import { getHeads } from './heads.js'
 import { getProof } from './proof.js'
 import { getPublicKey } from './public-key.js'
 
-/** What the audit routes read: the kept heads, the key that verifies them, the audit tree and the log. */
+/** What the audit routes read: the kept heads, the key that verifies them, the audit log and the event log. */
 export interface AuditRoutesOptions {
   readonly heads: HeadStore
   readonly publicKey: KeyObject
-  readonly readModel: ReadModel
+  readonly log: AuditLog
   readonly store: EventStore
 }
 
@@ -23,6 +23,6 @@ export interface AuditRoutesOptions {
 export default async function auditRoutes(app: FastifyInstance, options: AuditRoutesOptions): Promise<void> {
   getPublicKey(app, options.publicKey)
   getHeads(app, options.heads)
-  getConsistency(app, options.readModel, options.heads)
-  getProof(app, options.readModel, options.store, options.heads)
+  getConsistency(app, options.log, options.heads)
+  getProof(app, options.log, options.store, options.heads)
 }

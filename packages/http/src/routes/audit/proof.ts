@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { streamNameFor, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { toHex } from '@waybill/merkle'
-import { eventLeafHash, type HeadStore, type ReadModel } from '@waybill/projector'
+import { eventLeafHash, type AuditLog, type HeadStore } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { json, problems } from '../../openapi/responses.js'
@@ -12,7 +12,7 @@ import { OneOrderQuery, OrderParams } from '../orders/schemas.js'
 import { ProofSchema } from './schemas.js'
 
 /** GET /v1/orders/:order_id/proof: each event's leaf and its inclusion proof against the latest signed head. */
-export function getProof(fastify: FastifyInstance, readModel: ReadModel, store: EventStore, heads: HeadStore): void {
+export function getProof(fastify: FastifyInstance, tree: AuditLog, store: EventStore, heads: HeadStore): void {
   fastify.withTypeProvider<TypeBoxTypeProvider>().get('/v1/orders/:order_id/proof', {
     preValidation: readAccess,
     schema: operation({
@@ -26,7 +26,6 @@ export function getProof(fastify: FastifyInstance, readModel: ReadModel, store: 
     const events = await store.readStream(stream)
     if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
     if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
-    const tree = readModel.tree()
     const size = tree.size()
     const head = heads.latest()
     const leaves = new Map(tree.leavesOf(stream).map((leaf) => [leaf.revision, leaf]))

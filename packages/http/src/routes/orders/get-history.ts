@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { streamNameFor, WaybillError } from '@waybill/domain'
 import { verifyStreamChain, type EventStore } from '@waybill/event-store'
-import type { ReadModel } from '@waybill/projector'
+import type { AuditLog } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { ref } from '../../openapi/ref.js'
@@ -24,7 +24,7 @@ const historyAnswer = json(ref<typeof HistorySchema>('History'), 'The order\'s h
  * (not the read model), each with the state after it, its leaf in the audit log and the verdict
  * on the stream's hash chain; `?format=csv` for the same as CSV.
  */
-export function getHistory(fastify: FastifyInstance, readModel: ReadModel, store: EventStore): void {
+export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: EventStore): void {
   fastify.withTypeProvider<TypeBoxTypeProvider>().get('/v1/orders/:order_id/events', {
     preValidation: readAccess,
     schema: operation({
@@ -38,7 +38,7 @@ export function getHistory(fastify: FastifyInstance, readModel: ReadModel, store
     const events = await store.readStream(stream)
     if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
     if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
-    const leaves = new Map(readModel.tree().leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
+    const leaves = new Map(auditLog.leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
     const states = statesAfter(events)
     const text = (value: unknown): string | null => typeof value === 'string' ? value : null
     const history = events.map((event, i) => ({

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { BlobStore, EventStore } from '@waybill/event-store'
-import type { ReadModel } from '@waybill/projector'
+import type { AuditLog, ReadModel } from '@waybill/projector'
 import { getHistory } from './get-history.js'
 import { getOrder } from './get-order.js'
 import { getImages } from './images.js'
@@ -8,6 +8,8 @@ import { listOrders } from './list-orders.js'
 
 export interface OrderRoutesOptions {
   readonly readModel: ReadModel
+  /** Where each event's leaf is, for the history. */
+  readonly auditLog: AuditLog
   readonly store: EventStore
   readonly blobs: Pick<BlobStore, 'get'>
 }
@@ -22,6 +24,6 @@ export interface OrderRoutesOptions {
 export default async function orderRoutes(app: FastifyInstance, options: OrderRoutesOptions): Promise<void> {
   getOrder(app, options.readModel)
   listOrders(app, options.readModel)
-  getHistory(app, options.readModel, options.store)
+  getHistory(app, options.auditLog, options.store)
   getImages(app, options.readModel, options.store, options.blobs)
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { backoffDelay } from '../../src/eventstoredb/backoff.js'
+import { backoffDelay } from '../src/index.js'
 
 t.test('waits double from the initial delay up to the cap', async (t) => {
   const top = { initialMs: 100, maxMs: 1_000, random: () => 1 }
