@@ -310,7 +310,7 @@ export interface components {
         };
         OrderAddPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string & (unknown & unknown & unknown & unknown);
+            order_id: string & (unknown & unknown & unknown & unknown & unknown);
             /** @description Identifier of the customer who receives the delivery. */
             customer: string & (unknown & unknown & unknown & unknown);
             /** @description Identifier of the customer's location where the order is delivered. */
@@ -338,7 +338,7 @@ export interface components {
         };
         OrderUpdatePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string & (unknown & unknown & unknown & unknown);
+            order_id: string & (unknown & unknown & unknown & unknown & unknown);
             /**
              * @description Status of the order.
              * @enum {string}
@@ -362,7 +362,7 @@ export interface components {
         };
         OrderCompletePayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string & (unknown & unknown & unknown & unknown);
+            order_id: string & (unknown & unknown & unknown & unknown & unknown);
             /** @description Delivery address. */
             address: string & (unknown & unknown & unknown & unknown);
             /** @description When the delivery occurred. UTC, YYYY-MM-DDTHH:MM:SSZ with up to 9 fraction digits; a real calendar time. */
@@ -389,7 +389,7 @@ export interface components {
         };
         OrderCanceledPayload: {
             /** @description Identifier of the order, chosen by the caller; unique within the account of the API key. */
-            order_id: string & (unknown & unknown & unknown & unknown);
+            order_id: string & (unknown & unknown & unknown & unknown & unknown);
             /** @description Why the order was canceled. */
             reason: string & (unknown & unknown & unknown & unknown);
         };
@@ -1035,7 +1035,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The order's id, as its ORDER_ADD sent it */
-                order_id: string & (unknown & unknown & unknown & unknown);
+                order_id: string & (unknown & unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -1265,7 +1265,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The order's id, as its ORDER_ADD sent it */
-                order_id: string & (unknown & unknown & unknown & unknown);
+                order_id: string & (unknown & unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -1380,7 +1380,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The order's id, as its ORDER_ADD sent it */
-                order_id: string & (unknown & unknown & unknown & unknown);
+                order_id: string & (unknown & unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -1497,7 +1497,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The order's id, as its ORDER_ADD sent it */
-                order_id: string & (unknown & unknown & unknown & unknown);
+                order_id: string & (unknown & unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };
@@ -2057,7 +2057,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The order's id, as its ORDER_ADD sent it */
-                order_id: string & (unknown & unknown & unknown & unknown);
+                order_id: string & (unknown & unknown & unknown & unknown & unknown);
             };
             cookie?: never;
         };

@@ -21,9 +21,16 @@ export function text(description: string, maxLength: number = LIMITS.stringMaxLe
   return Type.String({ description, allOf: textRules(maxLength) })
 }
 
-/** An order's id: text of at most 128 code points. */
+/**
+ * An order's id: text of at most 128 code points, and not `.` or `..`, which a URL's path would
+ * drop or climb out of (`/v1/orders/./events` is `/v1/orders/events`), so that order could never
+ * be read back by its URL (docs/contract.md#strings).
+ */
 export function orderId(description = 'Identifier of the order, chosen by the caller; unique within the account of the API key.') {
-  return text(description, LIMITS.orderIdMaxLength)
+  return Type.String({
+    description,
+    allOf: [...textRules(LIMITS.orderIdMaxLength), { not: { enum: ['.', '..'] }, [ERROR_MESSAGE]: 'must not be . or .. (a URL path would drop it)' }],
+  })
 }
 
 /** A UTC timestamp of the contract's shape that names a real calendar time (docs/contract.md#timestamps). */

@@ -36,6 +36,8 @@ t.test('each field names what is wrong, in the words on its schema', async (t) =
 t.test('what the read API asks of its parameters', async (t) => {
   t.equal(wordsFor(orderId(), 'x'.repeat(128)), 'ok')
   t.equal(wordsFor(orderId(), 'x'.repeat(129)), 'must be at most 128 characters')
+  for (const dots of ['.', '..']) t.equal(wordsFor(orderId(), dots), 'must not be . or .. (a URL path would drop it)', dots)
+  for (const fine of ['...', '.a', 'a.', 'a/..']) t.equal(wordsFor(orderId(), fine), 'ok', fine)
   t.equal(wordsFor(text('customer'), 'y'.repeat(1025)), 'must be at most 1024 characters')
   t.equal(wordsFor(orderStatus('x'), 'completed'), 'ok')
   t.equal(wordsFor(orderStatus('x'), 'lost'), `must be one of ${ORDER_STATUSES.join(', ')}`)
@@ -59,6 +61,7 @@ t.test('the OpenAPI document shows each rule with its words', async (t) => {
   }
   t.same(document.properties.order_id?.allOf.map((rule) => rule['x-error-message']), [
     'must not be empty', 'must be at most 128 characters', 'must not contain control characters', 'must be well-formed Unicode (no lone surrogate)',
+    'must not be . or .. (a URL path would drop it)',
   ])
   t.match(document.properties.since?.allOf, [{ pattern: String }, { format: 'utc-timestamp', 'x-error-message': 'is not a real calendar time' }])
   t.match(document.properties.limit, { type: 'integer', default: 50, allOf: [{ minimum: 1 }, { maximum: 500 }] })

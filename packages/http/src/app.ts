@@ -11,7 +11,7 @@ import { exposureHandler } from './transport/exposure.js'
 import { logDestination, type LogDestination } from './log-destination.js'
 import { transportCheck, type TransportCheck } from './transport/transport-check.js'
 import addressLimit, { type AddressLimitOptions } from './limits/address-limit.js'
-import auth from './auth/authenticate.js'
+import auth, { type FailedKeyLimit } from './auth/authenticate.js'
 import bodyParsers from './body/body-parsers.js'
 import docs from './openapi/docs.js'
 import errorHandler, { problemSender } from './errors/error-handler.js'
@@ -59,6 +59,8 @@ export interface AppOptions {
   readonly rateLimit?: RateLimitOptions
   /** Requests per window from one client address, before any key is looked at. */
   readonly addressLimit?: AddressLimitOptions
+  /** Refused keys per window from one client address, past which its requests are refused unheard. Default 20 a minute. */
+  readonly failedKeyLimit?: FailedKeyLimit
   readonly logLevel?: LevelWithSilent
   /** Where log lines go; stdout, in a way that cannot hang the exit (log-destination.ts), unless told. */
   readonly logDestination?: LogDestination
@@ -147,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keys,
     isDraining: options.isDraining ?? (() => false),
     acceptTestKeys: options.acceptTestKeys ?? true,
+    failedKeys: options.failedKeyLimit ?? { max: 20, windowMs: 60_000 },
   })
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
   await app.register(bodyParsers)

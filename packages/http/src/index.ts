@@ -1,6 +1,6 @@
 export { buildApp, type AppOptions } from './app.js'
 export { startServer, type RunningServer, type ServerConfig, type ServerDeps } from './server.js'
-export { API_KEY_HEADER } from './auth/authenticate.js'
+export { API_KEY_HEADER, type FailedKeyLimit } from './auth/authenticate.js'
 export type { RateLimitOptions } from './limits/rate-limit.js'
 export { loadTlsMaterial, TLS_DEFAULTS, type TlsMaterial } from './transport/tls.js'
 export type { LoadSheddingOptions } from './limits/load-shedding.js'

@@ -12,6 +12,7 @@ import { listenMetrics } from './metrics/metrics-listener.js'
 import { ConnectionGuard, type ConnectionLimits } from './transport/connection-guard.js'
 import { answerPlainHttp } from './transport/plain-http.js'
 import { divertPlainHttp } from './transport/tls-sniff.js'
+import type { FailedKeyLimit } from './auth/authenticate.js'
 import type { AddressLimitOptions } from './limits/address-limit.js'
 import type { LoadSheddingOptions } from './limits/load-shedding.js'
 import type { RateLimitOptions } from './limits/rate-limit.js'
@@ -31,6 +32,8 @@ export interface ServerConfig {
   readonly rateLimit?: RateLimitOptions
   /** Requests per window from one client address, before any key is looked at. */
   readonly addressLimit?: AddressLimitOptions
+  /** Refused keys per window from one client address, past which its requests are refused unheard. */
+  readonly failedKeyLimit?: FailedKeyLimit
   /** `/metrics` on a listener of its own (plain HTTP, no key; loopback by default); null: not served. */
   readonly metrics?: { readonly host: string; readonly port: number } | null
   readonly loadShedding?: LoadSheddingOptions
@@ -95,6 +98,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     acceptTestKeys: config.sandboxKey ?? true,
     ...(config.rateLimit !== undefined ? { rateLimit: config.rateLimit } : {}),
     ...(config.addressLimit !== undefined ? { addressLimit: config.addressLimit } : {}),
+    ...(config.failedKeyLimit !== undefined ? { failedKeyLimit: config.failedKeyLimit } : {}),
     ...(config.loadShedding !== undefined ? { loadShedding: config.loadShedding } : {}),
     isDraining: () => draining,
     serverFactory: (handler) => {

@@ -86,3 +86,13 @@ t.test('bad images', async (t) => {
   const webp = await s.json('/v1/deliveries', completeBody(id, { pod: dataUrl('image/webp', WEBP), signature: undefined }))
   t.equal(webp.status, 202, 'webp pod without the optional signature')
 })
+
+t.test('an order id a URL would normalise away is refused: . and ..', async (t) => {
+  const s = await testApp(t)
+  for (const id of ['.', '..']) {
+    const reply = await s.json('/v1/deliveries', addBody(id))
+    t.equal(reply.status, 400, id)
+    t.equal(reply.json?.detail, 'event_payload.order_id: must not be . or .. (a URL path would drop it)', id)
+  }
+  t.equal((await s.json('/v1/deliveries', addBody('...'))).status, 201, 'three dots are a name like any other')
+})

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
 import type { KeyRing, Principal } from '@waybill/keys'
+import { FixedWindowCounts } from '../limits/fixed-window.js'
 import { RefusalCache } from './refusal-cache.js'
 
 declare module 'fastify' {
@@ -26,6 +27,13 @@ interface AuthOptions {
   readonly isDraining: () => boolean
   /** False on a server without the sandbox: test keys are refused. */
   readonly acceptTestKeys: boolean
+  /** Refused keys one client address may present per window before it is refused unheard. */
+  readonly failedKeys: FailedKeyLimit
+}
+
+export interface FailedKeyLimit {
+  readonly max: number
+  readonly windowMs: number
 }
 
 /**
@@ -36,6 +44,11 @@ interface AuthOptions {
  */
 async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
   const refusals = new RefusalCache()
+  const failures = new FixedWindowCounts(options.failedKeys.windowMs)
+  const refuse = (address: string, detail: string): WaybillError => {
+    failures.add(address)
+    return new WaybillError('invalid_api_key', detail)
+  }
   app.decorateRequest('principal', null)
   app.decorateRequest('reader', null)
   app.addHook('onRequest', async (request) => {
@@ -46,8 +59,15 @@ async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
     if (request.is404 || request.routeOptions.config.public === true) return
     const presented = headerValue(request.headers[API_KEY_HEADER])
     if (presented === null) throw new WaybillError('api_key_missing', 'Send the API key in the Service-Api-Key header')
+    // An address that keeps presenting keys that do not work is guessing, or misconfigured: it is
+    // refused before any lookup until its window ends (docs/contract.md#rate-limits).
+    if (failures.get(request.ip) >= options.failedKeys.max) {
+      const seconds = failures.secondsLeft()
+      throw new WaybillError('rate_limited', `Too many refused API keys from this address; retry after ${seconds} s`,
+        { headers: { 'retry-after': String(seconds) } })
+    }
     const known = refusals.get(presented)
-    if (known !== undefined) throw new WaybillError('invalid_api_key', known)
+    if (known !== undefined) throw refuse(request.ip, known)
     const principal = await options.keys.authenticate(presented)
     if (principal !== null && (options.acceptTestKeys || !principal.test)) {
       request.principal = principal
@@ -55,7 +75,7 @@ async function auth(app: FastifyInstance, options: AuthOptions): Promise<void> {
     }
     const detail = principal === null ? await whyInvalid(options.keys, presented) : 'Test keys are not accepted by this server'
     refusals.set(presented, detail)
-    throw new WaybillError('invalid_api_key', detail)
+    throw refuse(request.ip, detail)
   })
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError } from '@waybill/domain'
+import { FixedWindowCounts } from './fixed-window.js'
 
 export interface AddressLimitOptions {
   /** Requests one client address may make per window, with or without a key. */
@@ -15,23 +16,13 @@ export interface AddressLimitOptions {
  * with one key behind one address meets the per-key limit first.
  */
 async function addressLimit(app: FastifyInstance, options: AddressLimitOptions): Promise<void> {
-  let windowEnds = Date.now() + options.windowMs
-  let counts = new Map<string, number>()
+  const counts = new FixedWindowCounts(options.windowMs)
   app.addHook('onRequest', (request, _reply, done) => {
-    const now = Date.now()
-    if (now >= windowEnds) {
-      // A new window forgets every address at once: no per-address timers, memory bounded by
-      // the addresses seen in one window.
-      counts = new Map()
-      windowEnds = now + options.windowMs
-    }
-    const count = (counts.get(request.ip) ?? 0) + 1
-    counts.set(request.ip, count)
-    if (count <= options.max) {
+    if (counts.add(request.ip) <= options.max) {
       done()
       return
     }
-    const seconds = Math.max(1, Math.ceil((windowEnds - now) / 1000))
+    const seconds = counts.secondsLeft()
     done(new WaybillError('rate_limited', `At most ${options.max} requests per ${options.windowMs} ms from one address; retry after ${seconds} s`,
       { headers: { 'retry-after': String(seconds) } }))
   })

@@ -36,7 +36,7 @@ export interface TestApp {
   /** The sandbox test key, as a first start writes it. */
   readonly testKey: string
   /** A request as `harness.ts`'s servers take it (`key` defaults to the sandbox test key), answered in process. */
-  send(method: string, path: string, options?: SendOptions): Promise<Reply>
+  send(method: string, path: string, options?: SendOptions & { readonly from?: string }): Promise<Reply>
   json(path: string, body: unknown, key?: string | null): Promise<Reply>
   /** A fresh live key for an account with the given scopes. */
   newKey(account: string, scopes: readonly Scope[]): Promise<string>
@@ -48,7 +48,7 @@ interface Teardown {
   teardown(fn: () => unknown): void
 }
 
-export interface TestAppOptions extends Partial<Pick<AppOptions, 'rateLimit' | 'addressLimit' | 'loadShedding' | 'acceptTestKeys'>> {
+export interface TestAppOptions extends Partial<Pick<AppOptions, 'rateLimit' | 'addressLimit' | 'failedKeyLimit' | 'loadShedding' | 'acceptTestKeys'>> {
   /** The log level; the lines are kept in `logs` either way. Default `info`. */
   readonly logLevel?: LevelWithSilent
   /** The principal `get` and `post` use when given none. Default `"acme|orders:read"`. */
@@ -75,6 +75,7 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
     ...(options.addressLimit !== undefined ? { addressLimit: options.addressLimit } : {}),
     ...(options.acceptTestKeys !== undefined ? { acceptTestKeys: options.acceptTestKeys } : {}),
+    ...(options.failedKeyLimit !== undefined ? { failedKeyLimit: options.failedKeyLimit } : {}),
   })
   t.teardown(async () => {
     await app.close()
@@ -95,12 +96,14 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
   }
   const sandbox = await ensureSandboxKey(app.keys, dataDir, { enabled: true })
   const testKey = sandbox.created ?? ''
-  const send = async (method: string, path: string, o: SendOptions = {}): Promise<Reply> => {
+  const send = async (method: string, path: string, o: SendOptions & { readonly from?: string } = {}): Promise<Reply> => {
     const headers: Record<string, string | string[]> = { ...(o.headers ?? {}) }
     const presented = o.key === undefined ? testKey : o.key
     if (presented !== null) headers['service-api-key'] = presented
     if (o.contentType !== undefined) headers['content-type'] = o.contentType
-    const answer = await app.inject({ method: method as 'GET', url: path, headers, ...(o.body !== undefined ? { payload: o.body } : {}) })
+    const answer = await app.inject({
+      method: method as 'GET', url: path, headers, ...(o.body !== undefined ? { payload: o.body } : {}), ...(o.from !== undefined ? { remoteAddress: o.from } : {}),
+    })
     let json: unknown
     try { json = JSON.parse(answer.body) } catch { json = undefined }
     return { status: answer.statusCode, headers: answer.headers as Reply['headers'], text: answer.body, json }
