@@ -280,7 +280,7 @@ export interface components {
              * @description The error code
              * @enum {unknown}
              */
-            code: "insecure_connection" | "api_key_missing" | "invalid_api_key" | "api_key_forbidden" | "no_body" | "unknown_event" | "bad_request" | "not_found" | "method_not_allowed" | "locked" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "server_error";
+            code: "insecure_connection" | "api_key_missing" | "invalid_api_key" | "api_key_forbidden" | "no_body" | "unknown_event" | "bad_request" | "not_found" | "method_not_allowed" | "locked" | "conflict" | "too_many_events" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "server_error";
             /** @description Path of the request */
             instance: string;
             /** @description Also in the X-Request-Id response header */
@@ -443,6 +443,8 @@ export interface components {
             account?: string;
             order_id: string;
             events: components["schemas"]["HistoryEntry"][];
+            /** @description Pass as `after` for the next page of events; null on the last */
+            next_cursor: string | null;
             /** @description The stream's hash chain: ok, or the first revision where it breaks */
             chain: {
                 /** @enum {boolean} */
@@ -954,7 +956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem body (application/problem+json). Codes: locked: The order is completed or canceled and can no longer be modified; conflict: An order with this order_id already exists */
+            /** @description Problem body (application/problem+json). Codes: locked: The order is completed or canceled and can no longer be modified; conflict: An order with this order_id already exists; too_many_events: The order holds as many events as an order may; it can only be completed or canceled */
             409: {
                 headers: {
                     /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
@@ -1259,6 +1261,10 @@ export interface operations {
             query?: {
                 /** @description Auditor keys only, and required for them: the account to read */
                 account?: string;
+                /** @description Events after this revision: the next_cursor of the previous page (from the first event when absent) */
+                after?: number & unknown;
+                /** @description Events on a page */
+                limit?: number & (unknown & unknown);
                 /** @description csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last */
                 format?: "json" | "csv";
             };
@@ -2053,6 +2059,10 @@ export interface operations {
             query?: {
                 /** @description Auditor keys only, and required for them: the account to read */
                 account?: string;
+                /** @description Events after this revision: the next_cursor of the previous page (from the first event when absent) */
+                after?: number & unknown;
+                /** @description Events on a page */
+                limit?: number & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -2091,6 +2101,8 @@ export interface operations {
                             /** @description First 16 hex of sha256 over the raw public key */
                             key_id: string;
                         } | null;
+                        /** @description Pass as `after` for the next page of events; null on the last */
+                        next_cursor: string | null;
                         entries: {
                             event_id: string;
                             revision: number;

@@ -48,6 +48,7 @@ export function signedLog(events: readonly HistoryEvent[]): SignedLog {
         history: mine.map(({ event, index }) => ({ ...event, leaf_index: index })),
         proof: {
           head: treeSize === null ? null : head(treeSize, timestamp),
+          next_cursor: null,
           entries: mine.map(({ event, n, index }) => ({
             event_id: event.event_id, revision: event.revision, leaf_index: index,
             leaf_hash: toHex(leaves[n]!),

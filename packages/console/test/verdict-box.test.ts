@@ -12,7 +12,7 @@ t.test('a missing proof or public key: no verdict, unless a key id is pinned', a
   const { history, proof } = log.order('order-acme-A1')
   const noKey = { publicKey: () => Promise.reject(notFound), proof: () => Promise.resolve(proof) }
   const noProof = { publicKey: () => Promise.resolve(log.key), proof: () => Promise.reject(notFound) }
-  const answer = { order_id: 'A1', events: history, chain: { ok: true as const } }
+  const answer = { order_id: 'A1', events: history, next_cursor: null, chain: { ok: true as const } }
   t.equal(await fetchVerdict(noKey, 'A1', undefined, answer, A1, undefined), null, 'a server without the audit routes')
   t.equal(await fetchVerdict(noProof, 'A1', undefined, answer, A1, undefined), null)
   t.match(await fetchVerdict(noKey, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'failed', head: null, revision: null, reason: /no public key for the audit log \(404\)/ })

@@ -60,6 +60,11 @@ interface Result<T> {
   readonly response: Response
 }
 
+/** Events asked for per page: the most a page may hold (an order holds at most a thousand). */
+const PAGE = 1000
+/** How many times the proofs are asked again when a head was signed between two of their pages. */
+const PROOF_ATTEMPTS = 3
+
 /** A client for one key; the key goes in the Service-Api-Key header of each request and nowhere else. */
 export class Api {
   private readonly client: ReturnType<typeof createWaybillClient>
@@ -96,21 +101,60 @@ export class Api {
     return this.answer(this.client.GET('/v1/orders/{order_id}', { params: { path: { order_id: id }, query: { account } } }))
   }
 
-  history(id: string, account: string | undefined): Promise<History> {
-    return this.answer(this.client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: id }, query: { account } } }))
+  /** The order's whole history: every page of it, in order. */
+  async history(id: string, account: string | undefined): Promise<History> {
+    const first = await this.historyPage(id, account, undefined)
+    const events = [...first.events]
+    let page = first
+    while (typeof page.next_cursor === 'string') {
+      page = await this.historyPage(id, account, Number(page.next_cursor))
+      events.push(...page.events)
+    }
+    // The chain verdict is about the whole stream on every page; the last page's is the latest.
+    return { ...page, events, next_cursor: null }
   }
 
-  proof(id: string, account: string | undefined): Promise<OrderProof> {
-    return this.answer(this.client.GET('/v1/orders/{order_id}/proof', { params: { path: { order_id: id }, query: { account } } }))
+  private historyPage(id: string, account: string | undefined, after: number | undefined): Promise<History> {
+    return this.answer(this.client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: id }, query: { account, after, limit: PAGE } } }))
+  }
+
+  /**
+   * Every event's proof against one head: every page, asked again (a few times) when a head was
+   * signed between two pages, so that all the proofs are against the same head.
+   */
+  async proof(id: string, account: string | undefined): Promise<OrderProof> {
+    for (let attempt = 1; ; attempt += 1) {
+      const pages = [await this.proofPage(id, account, undefined)]
+      for (let last = pages[0]; typeof last?.next_cursor === 'string'; last = pages.at(-1)) pages.push(await this.proofPage(id, account, Number(last.next_cursor)))
+      const sizes = new Set(pages.map((page) => page.head?.tree_size ?? null))
+      if (sizes.size === 1 || attempt === PROOF_ATTEMPTS) {
+        const [first] = pages as [OrderProof, ...OrderProof[]]
+        return { ...first, entries: pages.flatMap((page) => page.entries), next_cursor: null }
+      }
+    }
+  }
+
+  private proofPage(id: string, account: string | undefined, after: number | undefined): Promise<OrderProof> {
+    return this.answer(this.client.GET('/v1/orders/{order_id}/proof', { params: { path: { order_id: id }, query: { account, after, limit: PAGE } } }))
+  }
+
+  /** The history as the server writes it in CSV (`?format=csv`), every page, one header. */
+  async historyCsv(id: string, account: string | undefined): Promise<string> {
+    let text = ''
+    for (let after: number | undefined, page = 0; ; page += 1) {
+      const { data, response } = await this.client.GET('/v1/orders/{order_id}/events', {
+        params: { path: { order_id: id }, query: { account, after, format: 'csv', limit: PAGE } }, parseAs: 'text',
+      })
+      const body = await this.answer(Promise.resolve({ data, error: undefined, response }))
+      text += page === 0 ? body : body.slice(body.indexOf('\r\n') + 2)
+      const next = /[?&]after=(\d+)/.exec(response.headers.get('link') ?? '')?.[1]
+      if (next === undefined) return text
+      after = Number(next)
+    }
   }
 
   publicKey(): Promise<PublicKey> {
     return this.answer(this.client.GET('/v1/audit/public-key'))
-  }
-
-  /** The history as the server writes it in CSV (`?format=csv`), for an export. */
-  historyCsv(id: string, account: string | undefined): Promise<string> {
-    return this.answer(this.client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: id }, query: { account, format: 'csv' } }, parseAs: 'text' }))
   }
 
   /** An image's bytes as a blob: an <img> cannot send the key, so the page fetches and shows a blob URL. */

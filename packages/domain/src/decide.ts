@@ -3,6 +3,7 @@ import type { Decision } from './decider.js'
 import type { DomainErrorCode } from './errors.js'
 import type { OrderEvent } from './events.js'
 import type { OrderState } from './order-state.js'
+import { LIMITS } from './limits.js'
 import { isLocked } from './statuses.js'
 
 type OrderDecision = Decision<OrderEvent, DomainErrorCode>
@@ -16,7 +17,8 @@ function rejected(error: DomainErrorCode): OrderDecision {
 /**
  * The order rules (docs/contract.md#states-and-transitions). An exact retry (its deterministic id is already in the stream) is
  * recognised first, so that it answers its original success even after the order moved on or
- * was locked; everything else meets conflict, not_found and locked as the spec says.
+ * was locked; everything else meets conflict, not_found and locked as the spec says, and an update
+ * past the events an order may hold meets too_many_events.
  */
 export function decide(command: OrderCommand, state: OrderState): OrderDecision {
   if (state.eventIds.includes(command.eventId)) return alreadyApplied
@@ -27,6 +29,8 @@ export function decide(command: OrderCommand, state: OrderState): OrderDecision 
   }
   if (!state.exists) return rejected('not_found')
   if (isLocked(state.status)) return rejected('locked')
+  // The last place an order has is for the event that closes it.
+  if (command.type === 'ORDER_UPDATE' && state.eventIds.length >= LIMITS.orderEventsMax - 1) return rejected('too_many_events')
   switch (command.type) {
     case 'ORDER_UPDATE':
       return { outcome: 'append', events: [{ type: 'OrderUpdated', data: command.data, id }] }

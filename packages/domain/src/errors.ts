@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: { status: 405, title: 'The path does not accept this method' },
   locked: { status: 409, title: 'The order is completed or canceled and can no longer be modified' },
   conflict: { status: 409, title: 'An order with this order_id already exists' },
+  too_many_events: { status: 409, title: 'The order holds as many events as an order may; it can only be completed or canceled' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'The content type is not supported' },
   rate_limited: { status: 429, title: 'Too many requests for this API key' },
@@ -24,7 +25,7 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE
 
 /** The order rules a decision can break (docs/contract.md#states-and-transitions). */
-export type DomainErrorCode = Extract<ErrorCode, 'not_found' | 'locked' | 'conflict'>
+export type DomainErrorCode = Extract<ErrorCode, 'not_found' | 'locked' | 'conflict' | 'too_many_events'>
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CATALOGUE, value)

@@ -16,6 +16,15 @@ export const LIMITS = {
   ordersPageDefault: 50,
   /** Signed tree heads in one page of the audit log's list (`limit`), and how many when it is not given. */
   headsPageMax: 1000,
+  /**
+   * Events one order may hold: a history, its proofs and its images are read whole on the thread
+   * every request shares, so no order may grow without bound (docs/contract.md#limits). Past one
+   * fewer, updates are refused, so an order can always still be completed or canceled.
+   */
+  orderEventsMax: 1000,
+  /** A page of an order's history or proofs: well under 256 KiB at the default. */
+  historyPageMax: 1000,
+  historyPageDefault: 100,
   headsPageDefault: 100,
   /*
    * The structure of a body, bounded before it is parsed (docs/contract.md#body-structure): the

@@ -5,7 +5,7 @@ t.test('the catalogue holds the codes and statuses of docs/contract.md#error-cod
   const statuses = Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([code, { status }]) => [code, status]))
   t.same(statuses, {
     insecure_connection: 403, api_key_missing: 401, invalid_api_key: 401, api_key_forbidden: 403, no_body: 400,
-    unknown_event: 400, bad_request: 400, not_found: 404, method_not_allowed: 405, locked: 409, conflict: 409, payload_too_large: 413,
+    unknown_event: 400, bad_request: 400, not_found: 404, method_not_allowed: 405, locked: 409, conflict: 409, too_many_events: 409, payload_too_large: 413,
     unsupported_media_type: 415, rate_limited: 429, server_error: 500,
   })
 })

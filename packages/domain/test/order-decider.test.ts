@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { OrderCommand } from '../src/commands.js'
 import { foldOrder, orderDecider } from '../src/order-decider.js'
+import { LIMITS } from '../src/limits.js'
 import { isLocked } from '../src/statuses.js'
 import { POD, SIGNATURE, addOrder, cancelOrder, completeOrder, factOf, updateOrder } from './fixtures.js'
 
@@ -126,4 +127,17 @@ t.test('evolve does not mutate the state it is given', async (t) => {
   const next = orderDecider.evolve(state, factOf(addOrder()))
   t.same(state, { exists: false, eventIds: [] })
   t.equal(next.exists, true)
+})
+
+t.test('an order holds at most LIMITS.orderEventsMax events: past one fewer, updates are refused; completing or canceling still works', async (t) => {
+  const updates = Array.from({ length: LIMITS.orderEventsMax - 2 }, (_, i) => updateOrder({ address: `${i} Main St` }))
+  const full = [addOrder(), ...updates]
+  t.equal(full.length, LIMITS.orderEventsMax - 1)
+  const nearlyFull = full.slice(0, -1)
+  const last = updateOrder({ address: 'the last one' })
+  t.same(given(...nearlyFull).when(last), appended(last), 'the update that fills the order but its last place')
+  t.same(given(...full).when(updateOrder({ address: 'one too many' })), { outcome: 'rejected', error: 'too_many_events' })
+  t.same(given(...full).when(completeOrder()), appended(completeOrder()), 'completing closes a full order')
+  t.same(given(...full).when(cancelOrder()), appended(cancelOrder()), 'canceling too')
+  t.same(given(...full).when(updates[0] as OrderCommand), { outcome: 'already_applied' }, 'an exact retry still answers its success')
 })

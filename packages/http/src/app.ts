@@ -39,7 +39,7 @@ declare module 'fastify' {
 
 export interface AppOptions {
   readonly store: EventStore
-  readonly blobs: Pick<BlobStore, 'put' | 'get'>
+  readonly blobs: Pick<BlobStore, 'put' | 'read'>
   /** The orders read model the read routes answer from. */
   readonly readModel: ReadModel
   /** What the audit routes serve: the audit log, the kept signed heads and the public key that verifies them. */
@@ -70,6 +70,8 @@ export interface AppOptions {
   readonly isDraining?: () => boolean
   /** Bounds on appends in flight, on the wait for one, and on event-loop lag (503 past them). */
   readonly loadShedding?: LoadSheddingOptions
+  /** How long /readyz waits for the store before it answers 503. Default 2,000 ms. */
+  readonly readyTimeoutMs?: number
   /** Reported as waybill_projector_lag_events and waybill_projector_up when a projector runs in this process. */
   readonly projector?: ProjectorGauges
 }
@@ -154,7 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
   await app.register(bodyParsers)
   await app.register(docs)
-  await app.register(health, { store: options.store })
+  await app.register(health, { store: options.store, ...(options.readyTimeoutMs !== undefined ? { readyTimeoutMs: options.readyTimeoutMs } : {}) })
   await app.register(errorDescriptions)
   await app.register(ping)
   await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs) })

@@ -11,10 +11,23 @@ export interface BlobStore {
   put(bytes: Uint8Array, sha256: string): Promise<void>
   /** The bytes stored under `sha256`, or null. */
   get(sha256: string): Promise<Buffer | null>
+  /**
+   * The bytes stored under `sha256` when they are what that name says: `missing` when there is no
+   * such file, `changed` when its bytes no longer hash to its name. A file seen whole once is not
+   * hashed again while its identity on disk (inode, size, modification and change times) stays
+   * the same: no write can leave all four as they were.
+   */
+  read(sha256: string): Promise<BlobRead>
   has(sha256: string): Promise<boolean>
 }
 
+export type BlobRead =
+  | { readonly status: 'ok'; readonly bytes: Buffer }
+  | { readonly status: 'missing' | 'changed' }
+
 const SHA256_HEX = /^[0-9a-f]{64}$/
+/** Blobs whose bytes were checked, with the identity of the file then (at most this many). */
+const VERIFIED_MAX = 10_000
 /** Hashes of blobs known to be on disk, kept at most (64 bytes each). */
 const KNOWN_PRESENT_MAX = 10_000
 
@@ -49,8 +62,30 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
       throw error
     }
   }
+  const verified = new Map<string, string>()
   return {
     has,
+    async read(sha256) {
+      let handle
+      try {
+        handle = await open(pathOf(sha256).file, 'r')
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' }
+        throw error
+      }
+      try {
+        const seen = await handle.stat({ bigint: true })
+        const identity = `${seen.ino}:${seen.size}:${seen.mtimeNs}:${seen.ctimeNs}`
+        const bytes = await handle.readFile()
+        if (verified.get(sha256) === identity) return { status: 'ok', bytes }
+        if (hash('sha256', bytes, 'hex') !== sha256) return { status: 'changed' }
+        if (verified.size >= VERIFIED_MAX) verified.clear()
+        verified.set(sha256, identity)
+        return { status: 'ok', bytes }
+      } finally {
+        await handle.close()
+      }
+    },
     async get(sha256) {
       try {
         return await readFile(pathOf(sha256).file)

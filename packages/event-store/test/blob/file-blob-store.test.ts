@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { openFileBlobStore } from '../../src/index.js'
@@ -49,4 +49,25 @@ t.test('a blob another process wrote is found: only blobs seen on disk are remem
   await here.put(bytes, sha(bytes))
   t.same(await readdir(join(dir, sha(bytes).slice(0, 2))), [sha(bytes).slice(2)], 'the put found it and wrote nothing')
   await t.rejects(here.put(Buffer.from('other bytes'), sha(bytes)), RangeError, 'a remembered hash still checks the bytes')
+})
+
+t.test('read: the bytes only while they hash to their name, checked once per file on disk', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  const bytes = Buffer.from('a signature')
+  const name = sha(bytes)
+  t.same(await blobs.read(name), { status: 'missing' })
+  await blobs.put(bytes, name)
+  const first = await blobs.read(name)
+  t.same(first, { status: 'ok', bytes })
+  t.same(await blobs.read(name), { status: 'ok', bytes }, 'read again (its file unchanged: not hashed again)')
+  const file = join(dir, name.slice(0, 2), name.slice(2))
+  // Changed in place, after it was checked: its identity on disk changed, so it is checked again.
+  await writeFile(file, 'a forgery!!')
+  t.same(await blobs.read(name), { status: 'changed' })
+  await writeFile(file, bytes)
+  t.same(await blobs.read(name), { status: 'ok', bytes }, 'put right: served again')
+  await rm(file)
+  t.same(await blobs.read(name), { status: 'missing' })
+  await t.rejects(blobs.read('ABC'), RangeError)
 })

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { streamNameFor, WaybillError } from '@waybill/domain'
+import { LIMITS, streamNameFor, WaybillError } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { toHex } from '@waybill/merkle'
 import { eventLeafHash, type AuditLog, type HeadStore } from '@waybill/projector'
@@ -8,7 +8,8 @@ import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { json, problems } from '../../openapi/responses.js'
 import { accountRead, logAuditorRead } from '../orders/auditor.js'
-import { OneOrderQuery, OrderParams } from '../orders/schemas.js'
+import { eventPage } from '../orders/event-page.js'
+import { OrderParams, ProofQuery } from '../orders/schemas.js'
 import { ProofSchema } from './schemas.js'
 
 /** GET /v1/orders/:order_id/proof: each event's leaf and its inclusion proof against the latest signed head. */
@@ -18,7 +19,7 @@ export function getProof(fastify: FastifyInstance, tree: AuditLog, store: EventS
     schema: operation({
       id: 'getOrderProof', tags: ['orders', 'audit'], keyed: true,
       summary: 'Each event of one order: its leaf in the audit log and its inclusion proof against the latest signed head',
-    }, { params: OrderParams, querystring: OneOrderQuery, response: { 200: json(ProofSchema, 'The order\'s leaves and inclusion proofs', { rateLimited: true }), ...problems(['bad_request', 'not_found'], { keyed: true }) } }),
+    }, { params: OrderParams, querystring: ProofQuery, response: { 200: json(ProofSchema, 'The order\'s leaves and inclusion proofs', { rateLimited: true }), ...problems(['bad_request', 'not_found'], { keyed: true }) } }),
   }, async (request) => {
     const { access, account } = accountRead(request)
     const orderId = request.params.order_id
@@ -29,9 +30,11 @@ export function getProof(fastify: FastifyInstance, tree: AuditLog, store: EventS
     const size = tree.size()
     const head = heads.latest()
     const leaves = new Map(tree.leavesOf(stream).map((leaf) => [leaf.revision, leaf]))
+    const page = eventPage(events, request.query.after, request.query.limit ?? LIMITS.historyPageDefault)
     return {
       head,
-      entries: events.map((event) => {
+      next_cursor: page.nextCursor,
+      entries: page.events.map((event) => {
         const leaf = leaves.get(event.revision)
         const covered = leaf !== undefined && head !== null && leaf.leafIndex < head.tree_size && head.tree_size <= size
         return {

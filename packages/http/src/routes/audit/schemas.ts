@@ -42,6 +42,7 @@ export const ConsistencySchema = Type.Object({
 
 export const ProofSchema = Type.Object({
   head: Type.Union([TreeHeadSchema, Type.Null()], { description: 'The latest signed head; null until the first one is signed' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page of events; null on the last' }),
   entries: Type.Array(Type.Object({
     event_id: Type.String(),
     revision: Type.Integer(),

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify'
 import {
-  deliveryImages, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand, WaybillError,
+  deliveryImages, LIMITS, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand, WaybillError,
   type DomainErrorCode, type OrderState, type ValidDelivery, type WireEvent,
 } from '@waybill/domain'
 import { DeliveryRequestSchema, validateDelivery } from '@waybill/domain/wire'
@@ -12,9 +12,16 @@ import { accepted, problems } from '../../openapi/responses.js'
 import { deliveryExamples } from './examples.js'
 
 function rejectionDetail(code: DomainErrorCode, orderId: string): string {
-  if (code === 'not_found') return `No order ${JSON.stringify(orderId)} exists for this account`
-  if (code === 'locked') return `Order ${JSON.stringify(orderId)} is completed or canceled and can no longer be modified`
-  return `Order ${JSON.stringify(orderId)} already exists (a different ORDER_ADD was accepted for it)`
+  switch (code) {
+    case 'not_found':
+      return `No order ${JSON.stringify(orderId)} exists for this account`
+    case 'locked':
+      return `Order ${JSON.stringify(orderId)} is completed or canceled and can no longer be modified`
+    case 'too_many_events':
+      return `Order ${JSON.stringify(orderId)} holds ${LIMITS.orderEventsMax - 1} events, the most before the one that closes it: it can only be completed or canceled`
+    case 'conflict':
+      return `Order ${JSON.stringify(orderId)} already exists (a different ORDER_ADD was accepted for it)`
+  }
 }
 
 /** The response header that names the stored event of an accepted delivery (docs/contract.md#delivery-events-endpoint). */
@@ -86,7 +93,7 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
         201: accepted('ORDER_ADD accepted (or an exact retry of it); empty body'),
         202: accepted('ORDER_UPDATE, ORDER_COMPLETE or ORDER_CANCELED accepted (or an exact retry); empty body'),
         ...problems(
-          ['no_body', 'unknown_event', 'bad_request', 'not_found', 'locked', 'conflict', 'payload_too_large', 'unsupported_media_type'],
+          ['no_body', 'unknown_event', 'bad_request', 'not_found', 'locked', 'conflict', 'too_many_events', 'payload_too_large', 'unsupported_media_type'],
           { keyed: true },
         ),
       },

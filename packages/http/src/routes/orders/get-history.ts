@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { streamNameFor, WaybillError } from '@waybill/domain'
+import { LIMITS, streamNameFor, WaybillError } from '@waybill/domain'
 import { verifyStreamChain, type EventStore } from '@waybill/event-store'
 import type { AuditLog } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
@@ -8,6 +8,7 @@ import { operation } from '../../openapi/operation.js'
 import { ref } from '../../openapi/ref.js'
 import { json, problems } from '../../openapi/responses.js'
 import { accountRead, logAuditorRead } from './auditor.js'
+import { eventPage } from './event-page.js'
 import { historyCsv } from './history-csv.js'
 import { statesAfter } from './order-states.js'
 import { HistoryQuery, HistorySchema, OrderParams } from './schemas.js'
@@ -38,10 +39,11 @@ export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: 
     const events = await store.readStream(stream)
     if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
     if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
+    const page = eventPage(events, request.query.after, request.query.limit ?? LIMITS.historyPageDefault)
     const leaves = new Map(auditLog.leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
     const states = statesAfter(events)
     const text = (value: unknown): string | null => typeof value === 'string' ? value : null
-    const history = events.map((event, i) => ({
+    const history = page.events.map((event, i) => ({
       event_id: event.id,
       stream,
       type: event.type,
@@ -53,17 +55,27 @@ export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: 
       leaf_index: leaves.get(event.revision) ?? null,
       key_id: text(event.metadata.key_id),
       request_id: text(event.metadata.request_id),
-      state_after: states[i] ?? {},
+      state_after: states[page.from + i] ?? {},
       hash: event.hash,
       prev_hash: event.metadata.prev_hash,
     }))
     const chain = verifyStreamChain(events)
     if (request.query.format === 'csv') {
+      // The next page's address in a Link header (RFC 8288): the body is the CSV.
+      if (page.nextCursor !== null) reply.header('link', `<${nextPageUrl(request.url, page.nextCursor)}>; rel="next"`)
       return reply.type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="order-${account}-history.csv"`)
         // A string is sent as it is (no JSON serializer); the route's typed reply only knows JSON.
-        .send(historyCsv(history, chain) as never)
+        .send(historyCsv(history, page.nextCursor === null ? chain : null) as never)
     }
-    return { ...(access.auditor ? { account } : {}), order_id: orderId, events: history, chain }
+    return { ...(access.auditor ? { account } : {}), order_id: orderId, events: history, next_cursor: page.nextCursor, chain }
   })
+}
+
+/** The request's own URL with `after` moved to the next page. */
+function nextPageUrl(url: string, cursor: string): string {
+  const [path = '', query = ''] = url.split('?')
+  const params = new URLSearchParams(query)
+  params.set('after', cursor)
+  return `${path}?${params.toString()}`
 }

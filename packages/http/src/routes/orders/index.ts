@@ -11,7 +11,7 @@ export interface OrderRoutesOptions {
   /** Where each event's leaf is, for the history. */
   readonly auditLog: AuditLog
   readonly store: EventStore
-  readonly blobs: Pick<BlobStore, 'get'>
+  readonly blobs: Pick<BlobStore, 'read'>
 }
 
 /**

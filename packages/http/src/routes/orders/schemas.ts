@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ERROR_MESSAGE, LIMITS } from '@waybill/domain'
-import { choice, orderId, orderStatus, pageSize, text, timestamp } from '@waybill/domain/wire'
+import { choice, integer, orderId, orderStatus, pageSize, text, timestamp } from '@waybill/domain/wire'
 import { ref } from '../../openapi/ref.js'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
@@ -69,8 +69,18 @@ export const OrderListSchema = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page, with the same filters; null on the last' }),
 }, { description: 'A page of orders (from the read model), in order_id order, and the cursor of the next page' })
 
+/** A page of one order's events: from after a revision, at most `limit` of them. */
+const EventPage = {
+  after: Type.Optional(integer('Events after this revision: the next_cursor of the previous page (from the first event when absent)', 0)),
+  limit: Type.Optional(pageSize('Events on a page', LIMITS.historyPageMax, LIMITS.historyPageDefault)),
+}
+
+/** The proof route's query: an auditor's account and a page of the order's events. */
+export const ProofQuery = Type.Object({ account: AuditedAccount, ...EventPage })
+
 export const HistoryQuery = Type.Object({
   account: AuditedAccount,
+  ...EventPage,
   format: Type.Optional(choice(['json', 'csv'], 'csv: text/csv, one row per event (data and state_after as canonical JSON), the chain verdict last')),
 })
 
@@ -96,6 +106,7 @@ export const HistorySchema = Type.Object({
   account: AuditOnly('The order\'s account'),
   order_id: Type.String(),
   events: Type.Array(ref<typeof HistoryEntrySchema>('HistoryEntry')),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page of events; null on the last' }),
   chain: Type.Union([
     Type.Object({ ok: Type.Literal(true) }),
     Type.Object({ ok: Type.Literal(false), revision: Type.Integer(), reason: Type.String() }),
