@@ -1,8 +1,6 @@
-import { parseArgs } from 'node:util'
 import { HeadStore, rebuildReadModel } from '@waybill/projector'
-import type { CliCommand } from '../command.js'
-import { loadConfig } from '../config.js'
-import { openStore } from '../open-store.js'
+import { defineCommand } from '../command.js'
+import { withStore } from '../open-store.js'
 import { progressReporter } from '../progress.js'
 
 const HELP = `Usage: waybill rebuild [--projection orders]
@@ -16,49 +14,40 @@ prints the final count and rate. The previous file is kept until the next rebuil
 
   --projection <name>  the projection to rebuild; "orders" is the only one (default)`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'rebuild',
-  summary: 'rebuild the read model from the log into a new file, then swap atomically',
   help: HELP,
-  async run(argv) {
-    let projection: string
-    try {
-      const parsed = parseArgs({ args: [...argv], options: { projection: { type: 'string', default: 'orders' } } })
-      projection = parsed.values.projection
-    } catch (error) {
-      process.stderr.write(`waybill rebuild: ${(error as Error).message}\n\n${HELP}\n`)
-      return 2
-    }
+  options: { projection: { type: 'string', default: 'orders' } },
+  async run({ values: { projection }, env, stdout, stderr }) {
     if (projection !== 'orders') {
-      process.stderr.write(`waybill rebuild: unknown projection "${projection}" (known: orders)\n`)
+      stderr.write(`waybill rebuild: unknown projection "${projection}" (known: orders)\n`)
       return 2
     }
-    const config = loadConfig()
-    const opened = await openStore(config, { create: false, writer: 'inline' })
-    // The kept signed heads: the rebuilt tree must agree with each, or the live model stays.
-    const heads = HeadStore.inDataDir(config.dataDir)
-    try {
-      const progress = progressReporter(process.stderr, 'events')
-      let last = { done: 0, total: 0, elapsedMs: 0 }
-      const result = await rebuildReadModel({
-        store: opened.store,
-        dataDir: config.dataDir,
-        heads,
-        onProgress: (p) => {
-          // Positions count every event of the log (keys too); the order share is the estimate.
-          const total = p.position > 0n ? Math.round((p.events * Number(p.head)) / Number(p.position)) : p.events
-          last = { done: p.events, total, elapsedMs: p.elapsedMs }
-          progress.update(last)
-        },
-      })
-      progress.finish({ done: result.events, total: result.events, elapsedMs: result.elapsedMs })
-      const seconds = result.elapsedMs / 1000
-      const rate = seconds > 0 ? Math.round(result.events / seconds) : result.events
-      process.stdout.write(`rebuilt ${projection}: ${result.events} events in ${seconds.toFixed(2)} s (${rate} events/s); now serving ${result.path}\n`)
-      return 0
-    } finally {
-      heads.close()
-      await opened.close()
-    }
+    return withStore(env, { create: false, writer: 'inline' }, async (opened, config) => {
+      // The kept signed heads: the rebuilt tree must agree with each, or the live model stays.
+      const heads = HeadStore.inDataDir(config.dataDir)
+      try {
+        const progress = progressReporter(stderr, 'events')
+        let last = { done: 0, total: 0, elapsedMs: 0 }
+        const result = await rebuildReadModel({
+          store: opened.store,
+          dataDir: config.dataDir,
+          heads,
+          onProgress: (p) => {
+            // Positions count every event of the log (keys too); the order share is the estimate.
+            const total = p.position > 0n ? Math.round((p.events * Number(p.head)) / Number(p.position)) : p.events
+            last = { done: p.events, total, elapsedMs: p.elapsedMs }
+            progress.update(last)
+          },
+        })
+        progress.finish({ done: result.events, total: result.events, elapsedMs: result.elapsedMs })
+        const seconds = result.elapsedMs / 1000
+        const rate = seconds > 0 ? Math.round(result.events / seconds) : result.events
+        stdout.write(`rebuilt ${projection}: ${result.events} events in ${seconds.toFixed(2)} s (${rate} events/s); now serving ${result.path}\n`)
+        return 0
+      } finally {
+        heads.close()
+      }
+    })
   },
-}
+})
