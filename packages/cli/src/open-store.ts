@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { openFileBlobStore, openSqliteEventStore, type EventStore } from '@waybill/event-store'
-import type { Env } from './command.js'
-import { loadConfig, type WaybillConfig } from './config.js'
+import type { WaybillConfig } from './config.js'
 
 export interface OpenedStore {
   readonly store: EventStore
@@ -55,18 +54,4 @@ export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' 
   // holding the lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
   const store = await openSqliteEventStore({ path: sqlitePath, writer: options.writer ?? 'worker' })
   return { store, blobs, close: () => store.close() }
-}
-
-/**
- * The prologue of a command that works on the store and ends: the configuration from `env`, the
- * store opened with `options`, `use`, then the store closed whatever happened.
- */
-export async function withStore<T>(env: Env, options: OpenStoreOptions, use: (opened: OpenedStore, config: WaybillConfig) => Promise<T>): Promise<T> {
-  const config = loadConfig(env)
-  const opened = await openStore(config, options)
-  try {
-    return await use(opened, config)
-  } finally {
-    await opened.close()
-  }
 }

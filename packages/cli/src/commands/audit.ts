@@ -6,7 +6,8 @@ import {
 } from '@waybill/projector'
 import { defineCommand, UsageError, type Output } from '../command.js'
 import { loadConfig, type WaybillConfig } from '../config.js'
-import { withStore, type OpenedStore } from '../open-store.js'
+import type { OpenedStore } from '../open-store.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill audit <heads [--after N] | public-key | verify [--head FILE] [--public-key FILE] [--json]>
 

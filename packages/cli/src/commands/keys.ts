@@ -8,7 +8,7 @@ import {
   parseExpiry, parseGrace, parseKeyReference, parseLabel, parseScopes, type KeyReference,
 } from '../key-options.js'
 import { keyRow, keyTable } from '../key-table.js'
-import { withStore } from '../open-store.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill keys <subcommand> [options]
 

@@ -3,7 +3,7 @@ import {
 } from '@waybill/domain'
 import { verifyStreamChain, type RecordedEvent } from '@waybill/event-store'
 import { defineCommand, UsageError } from '../command.js'
-import { withStore } from '../open-store.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill replay <order_id> [--account <account>] [--json]
 

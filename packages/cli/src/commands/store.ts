@@ -1,6 +1,7 @@
 import { runPreflight, scratchCategory, type PreflightResult } from '@waybill/event-store'
 import { defineCommand, UsageError } from '../command.js'
-import { openStore, withStore } from '../open-store.js'
+import { openStore } from '../open-store.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill store check [--json]
 

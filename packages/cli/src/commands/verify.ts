@@ -1,6 +1,6 @@
 import { ReadModel, verifyOrders } from '@waybill/projector'
 import { defineCommand } from '../command.js'
-import { withStore } from '../open-store.js'
+import { withStore } from '../with-store.js'
 import { progressReporter } from '../progress.js'
 
 const HELP = `Usage: waybill verify [--json]
