@@ -112,9 +112,10 @@ export type WaybillEnvironment = XStatic<typeof CONFIG_SCHEMA>
 /**
  * Validates `env` (and nothing else: no `process.env` behind it, no `.env` file) against
  * CONFIG_SCHEMA and the rules between variables. Unknown variables are ignored; an empty value
- * counts as unset. Every failure is a ConfigError whose message starts with the variable.
+ * counts as unset. Every failure is a ConfigError whose message starts with the variable. The
+ * process entry passes `process.env`; a command is given its environment (command.ts).
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaybillConfig {
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): WaybillConfig {
   const values = validate(env)
 
   const certPath = values.WAYBILL_TLS_CERT
@@ -199,7 +200,7 @@ type PropertySchema = {
 }
 type SchemaError = { readonly instancePath: string }
 
-function validate(env: NodeJS.ProcessEnv): WaybillEnvironment {
+function validate(env: Readonly<Record<string, string | undefined>>): WaybillEnvironment {
   // Only the schema's variables, trimmed. An empty value is an unset one: `WAYBILL_METRICS_PORT=`
   // in a compose file means "the default", and Ajv would otherwise coerce "" to the number 0.
   const given: Record<string, string> = {}

@@ -1,8 +1,6 @@
 import { isRealUtcTime } from '@waybill/domain'
 import { AUDIT_SCOPE, isScope, MAX_GRACE_MS, parseApiKey, SCOPES, type Scope } from '@waybill/keys'
-
-/** The operator typed something `waybill keys` cannot take: exit 2, before the store is opened. */
-export class UsageError extends Error {}
+import { UsageError } from './command.js'
 
 const UNIT_MS = { s: 1000, m: 60 * 1000, h: 60 * 60 * 1000, d: 24 * 60 * 60 * 1000 } as const
 const DURATION = /^(\d{1,6})(s|m|h|d)$/

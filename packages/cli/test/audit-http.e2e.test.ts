@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { addBody, clientFor, completeBody } from './https-client.js'
-import { serve } from './waybill-process.js'
+import { startServe } from '../src/testing.js'
 
 t.test('through `waybill serve` over HTTPS: the public key without a key, heads and proofs with one, and the OpenAPI document', async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'waybill-audit-http-'))
   t.teardown(() => rm(root, { recursive: true, force: true }))
   const dataDir = join(root, 'data')
-  const served = await serve({ WAYBILL_DATA_DIR: dataDir, WAYBILL_AUDIT_KEY_DIR: join(root, 'audit-key') })
+  const served = await startServe({ WAYBILL_DATA_DIR: dataDir, WAYBILL_AUDIT_KEY_DIR: join(root, 'audit-key') })
   t.teardown(() => served.stop())
   t.match(served.output(), /created the tree-head signing key .*audit-key\/tree-head-ed25519\.pem[\s\S]*BEGIN PUBLIC KEY/, 'the public key is printed at creation')
   const client = await clientFor(served.httpsUrl, dataDir)

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { spawn } from 'node:child_process'
 import { createHash, generateKeyPairSync } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,7 +7,7 @@ import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type OrderCommand, type WireEvent } from '@waybill/domain'
 import { handleCommand, hashEvent, openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
-import { MAIN, runWaybill } from './waybill-process.js'
+import { runWaybill, startWaybill } from '../src/testing.js'
 
 // The smallest valid PNG (1x1): the proof of delivery of A-1.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
@@ -18,7 +17,7 @@ const root = await mkdtemp(join(tmpdir(), 'waybill-audit-log-'))
 t.teardown(() => rm(root, { recursive: true, force: true }))
 const keyDir = join(root, 'audit-key')
 const env = (dataDir: string) => ({ WAYBILL_DATA_DIR: dataDir, WAYBILL_AUDIT_KEY_DIR: keyDir, WAYBILL_AUDIT_HEAD_EVERY_EVENTS: '2', WAYBILL_PROJECTOR_PORT: '0', LOG_LEVEL: 'warn' })
-const waybill = (dataDir: string, args: readonly string[]) => runWaybill(args, env(dataDir))
+const waybill = (dataDir: string, args: readonly string[]) => runWaybill(args, { env: env(dataDir) })
 
 function cmd(account: string, event: WireEvent, data: Record<string, unknown>): OrderCommand {
   return { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
@@ -42,20 +41,16 @@ async function seed(dataDir: string): Promise<void> {
   await store.close()
 }
 
-/** `waybill projector` as its own process until every order event is under a signed head, then SIGTERM. */
+/** `waybill projector` until every order event is under a signed head, then stopped as by SIGTERM. */
 async function project(dataDir: string, leaves: number): Promise<void> {
-  const child = spawn(process.execPath, [MAIN, 'projector', '--status-every', '0.2', '--batch-size', '2'], { env: { PATH: process.env['PATH'] ?? '', ...env(dataDir) }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const projector = startWaybill(['projector', '--status-every', '0.2', '--batch-size', '2'], { env: env(dataDir) })
   for (let tries = 0; tries < 100; tries += 1) {
     const heads = (await waybill(dataDir, ['audit', 'heads'])).stdout.trim().split('\n').filter(Boolean)
     if (heads.length > 0 && (JSON.parse(heads.at(-1)!) as { tree_size: number }).tree_size === leaves) break
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
-  child.kill('SIGTERM')
-  if (await exited !== 0) throw new Error(`waybill projector did not exit 0:\n${out}`)
+  const { code, stdout, stderr } = await projector.stop()
+  if (code !== 0) throw new Error(`waybill projector did not end with 0:\n${stdout}${stderr}`)
 }
 
 const base = join(root, 'base')
@@ -183,18 +178,18 @@ t.test('an auditor verifies a copy with the public key they pinned, no private k
   const noKey = { WAYBILL_AUDIT_KEY_DIR: join(root, 'no-private-key') }
   const pinnedJson = join(root, 'pinned.json')
   await writeFile(pinnedJson, (await waybill(base, ['audit', 'public-key'])).stdout)
-  const withJson = await runWaybill(['audit', 'verify', '--head', kept, '--public-key', pinnedJson], { ...env(base), ...noKey })
+  const withJson = await runWaybill(['audit', 'verify', '--head', kept, '--public-key', pinnedJson], { env: { ...env(base), ...noKey } })
   t.equal(withJson.code, 0, withJson.stdout + withJson.stderr)
   t.match(withJson.stdout, /heads checked against key [0-9a-f]{16} \(--public-key\)/)
   const pinnedPem = join(root, 'pinned.pem')
   await writeFile(pinnedPem, (JSON.parse(await readFile(pinnedJson, 'utf8')) as { public_key_pem: string }).public_key_pem)
-  t.equal((await runWaybill(['audit', 'verify', '--public-key', pinnedPem], { ...env(base), ...noKey })).code, 0, 'a PEM works too')
+  t.equal((await runWaybill(['audit', 'verify', '--public-key', pinnedPem], { env: { ...env(base), ...noKey } })).code, 0, 'a PEM works too')
   const other = join(root, 'other.pem')
   await writeFile(other, generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }))
-  const wrong = await runWaybill(['audit', 'verify', '--head', kept, '--public-key', other], { ...env(base), ...noKey })
+  const wrong = await runWaybill(['audit', 'verify', '--head', kept, '--public-key', other], { env: { ...env(base), ...noKey } })
   t.equal(wrong.code, 1, 'heads signed by another key than the pinned one fail')
   t.match(wrong.stdout, /audit verify: FAILED/)
-  const junk = await runWaybill(['audit', 'verify', '--public-key', kept], { ...env(base), ...noKey })
+  const junk = await runWaybill(['audit', 'verify', '--public-key', kept], { env: { ...env(base), ...noKey } })
   t.equal(junk.code, 2)
   t.match(junk.stderr, /--public-key .*: not a public key/)
 })
@@ -208,7 +203,7 @@ t.test('usage: a subcommand is needed; a head file must hold a head; no key is m
   const refused = await waybill(base, ['audit', 'verify', '--head', junk])
   t.equal(refused.code, 2)
   t.match(refused.stderr, /not a signed tree head/)
-  const keyless = await runWaybill(['audit', 'public-key'], { ...env(base), WAYBILL_AUDIT_KEY_DIR: join(root, 'nokey') })
+  const keyless = await runWaybill(['audit', 'public-key'], { env: { ...env(base), WAYBILL_AUDIT_KEY_DIR: join(root, 'nokey') } })
   t.equal(keyless.code, 1)
   t.match(keyless.stderr, /no tree-head signing key in .*nokey/)
 })

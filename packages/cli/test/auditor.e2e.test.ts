@@ -4,8 +4,11 @@ import { join } from 'node:path'
 import t from 'tap'
 import { Agent, request } from 'undici'
 import { addBody, completeBody } from './https-client.js'
-import { runWaybill, serve } from './waybill-process.js'
+import { runWaybill } from '../src/testing.js'
+import { serve } from './waybill-process.js'
 
+// `waybill serve` as a process, as an operator starts it (the suite's one such smoke test beside
+// the signal, crash and file-mode ones): its log lines, which the test reads, go to its stdout.
 interface Answer { readonly status: number; readonly text: string; readonly json: Record<string, unknown> }
 
 t.test('an auditor key reads every account through `waybill serve`, is logged doing it, and cannot write; other keys stay in their account', async (t) => {
@@ -13,7 +16,7 @@ t.test('an auditor key reads every account through `waybill serve`, is logged do
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const env = { WAYBILL_DATA_DIR: dir }
   const create = async (...args: string[]) => {
-    const result = await runWaybill(['keys', 'create', ...args], env)
+    const result = await runWaybill(['keys', 'create', ...args], { env })
     t.equal(result.code, 0, result.stderr)
     return result.stdout.trim()
   }
@@ -89,7 +92,7 @@ t.test('an auditor key reads every account through `waybill serve`, is logged do
   t.ok(audit.some((line) => line.audit['route'] === '/v1/orders/:order_id/pod' && line.audit['account'] === 'acme' && line.audit['order_id'] === 'A-1'))
   t.notMatch(served.output(), new RegExp(auditor.slice(20)), 'never the secret')
 
-  const keys = JSON.parse((await runWaybill(['keys', 'list', '--json'], env)).stdout) as Array<Record<string, unknown>>
+  const keys = JSON.parse((await runWaybill(['keys', 'list', '--json'], { env })).stdout) as Array<Record<string, unknown>>
   t.match(keys.find((row) => row['key_id'] === auditorId), { account: '*', scopes: ['orders:audit'], label: 'external audit', last_used_at: String },
     'its last use, written when the server stopped')
 })

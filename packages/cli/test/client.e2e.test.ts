@@ -5,7 +5,7 @@ import t from 'tap'
 import { Agent } from 'undici'
 import { createWaybillClient, formBody } from '@waybill/client'
 import { DELIVERY_EXAMPLES } from '@waybill/domain/wire'
-import { serve } from './waybill-process.js'
+import { startServe } from '../src/testing.js'
 
 /*
  * The generated client against a real `waybill serve` over real HTTPS, as a courier's code runs
@@ -15,7 +15,7 @@ import { serve } from './waybill-process.js'
 t.test('the generated client sends the four events and reads the order back over HTTPS', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-client-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const server = await serve({ WAYBILL_DATA_DIR: dir })
+  const server = await startServe({ WAYBILL_DATA_DIR: dir })
   t.teardown(() => server.stop())
   const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
   t.teardown(() => agent.close())

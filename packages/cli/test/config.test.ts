@@ -158,7 +158,7 @@ t.test('ConfigError is an Error that carries the variable', async (t) => {
   t.equal((error as ConfigError).name, 'ConfigError')
 })
 
-t.test('loadConfig(env) reads exactly env: not process.env, not a .env file; loadConfig() reads process.env only', async (t) => {
+t.test('loadConfig(env) reads exactly env: not process.env, not a .env file; loadConfig(process.env) reads process.env only', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'waybill-config-'))
   const cwd = process.cwd()
   const saved = process.env.WAYBILL_HTTPS_PORT
@@ -176,8 +176,8 @@ t.test('loadConfig(env) reads exactly env: not process.env, not a .env file; loa
   t.equal(config.httpsPort, 8443, 'process.env is not read when env is given')
   t.equal(config.httpPort, 8080, 'the .env file is not read')
   t.same(env, { WAYBILL_HOST: '0.0.0.0' }, 'the given env is not changed (no defaults written into it)')
-  const fromProcess = loadConfig()
-  t.equal(fromProcess.httpsPort, 2222, 'the default is process.env')
+  const fromProcess = loadConfig(process.env)
+  t.equal(fromProcess.httpsPort, 2222, 'process.env when given it, as main.ts does')
   t.equal(fromProcess.httpPort, 8080, 'still no .env file')
   t.equal(process.env.WAYBILL_HTTP_PORT, undefined, 'nothing is written into process.env')
 })

@@ -1,10 +1,10 @@
-import { chmod, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises'
-import { connect } from 'node:net'
+import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Agent, request } from 'undici'
-import { runWaybill, serve } from './waybill-process.js'
+import { serve } from './waybill-process.js'
+
+// File modes are the process's: main.ts sets its umask, so `waybill serve` runs as a process here.
 
 async function dataDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-data-'))
@@ -34,35 +34,4 @@ t.test('the data dir is for the service user only: created so, and tightened at 
   t.match(second.output(), /tightened the modes of 2 path\(s\) in .* \(directories 0700, files 0600\)/, 'the start says so')
   t.equal((await stat(dir)).mode & 0o777, 0o700)
   t.equal((await stat(join(dir, 'events.sqlite'))).mode & 0o777, 0o600)
-})
-
-t.test('WAYBILL_SANDBOX=off: no test key is made, and test keys are refused', async (t) => {
-  const dir = await dataDir(t)
-  const server = await serve({ WAYBILL_DATA_DIR: dir, WAYBILL_SANDBOX: 'off' })
-  t.teardown(() => server.stop())
-  t.match(server.output(), /the sandbox is off/)
-  await t.rejects(stat(join(dir, 'test-api-key')), 'no test key file')
-  const created = await runWaybill(['keys', 'create', '--test', '--scopes', 'orders:read'], { WAYBILL_DATA_DIR: dir })
-  t.equal(created.code, 0, created.stderr)
-  const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
-  t.teardown(() => agent.close())
-  const response = await request(`${server.httpsUrl}/ping`, { headers: { 'service-api-key': created.stdout.trim() }, dispatcher: agent })
-  t.match(await response.body.json(), { code: 'invalid_api_key', detail: 'Test keys are not accepted by this server' })
-})
-
-t.test('the start says when replacement keys wait in replaced-keys/ for hand-over', async (t) => {
-  const dir = await dataDir(t)
-  const first = await serve({ WAYBILL_DATA_DIR: dir })
-  t.notMatch(first.output(), /replacement key/)
-  const key = (await readFile(join(dir, 'test-api-key'), 'utf8')).trim()
-  await new Promise<void>((resolve, reject) => {
-    const socket = connect(first.httpPort, '127.0.0.1', () => socket.write(`GET /ping HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${key}\r\n\r\n`))
-    socket.on('data', () => undefined)
-    socket.on('end', () => resolve())
-    socket.on('error', reject)
-  })
-  t.equal(await first.stop(), 0)
-  const second = await serve({ WAYBILL_DATA_DIR: dir })
-  t.teardown(() => second.stop())
-  t.match(second.output(), /1 replacement key\(s\) wait in .*replaced-keys for hand-over/)
 })

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { runWaybill, serve } from './waybill-process.js'
+import { runWaybill } from '../src/testing.js'
+import { serve } from './waybill-process.js'
 
 /** Sends one plain-HTTP request carrying `key` to `port` and reads the answer until the server closes. */
 function plainPing(port: number, key: string): Promise<string> {
@@ -38,7 +39,7 @@ t.test('a key changed by another process is refused on the very next request, by
     return { status: response.statusCode, code: (await response.body.json() as { code?: string }).code }
   }
   const keys = async (...args: string[]): Promise<string> => {
-    const done = await runWaybill(['keys', ...args], env)
+    const done = await runWaybill(['keys', ...args], { env })
     t.equal(done.code, 0, `waybill keys ${args.join(' ')}: ${done.stderr}`)
     return done.stdout.trim()
   }

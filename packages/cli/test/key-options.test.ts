@@ -1,5 +1,6 @@
 import t from 'tap'
-import { parseExpiry, parseGrace, parseKeyReference, parseLabel, parseScopes, UsageError } from '../src/key-options.js'
+import { UsageError } from '../src/command.js'
+import { parseExpiry, parseGrace, parseKeyReference, parseLabel, parseScopes } from '../src/key-options.js'
 
 const NOW = new Date('2025-03-01T08:00:00.000Z')
 

@@ -4,12 +4,12 @@ import { join } from 'node:path'
 import t from 'tap'
 import { request } from 'undici'
 import { addBody, clientFor } from './https-client.js'
-import { serve } from './waybill-process.js'
+import { startServe } from '../src/testing.js'
 
 t.test('WAYBILL_METRICS_PORT moves /metrics to its own plain-HTTP port, with the projector lag', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-metrics-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const server = await serve({ WAYBILL_DATA_DIR: dir, WAYBILL_METRICS_PORT: '0' })
+  const server = await startServe({ WAYBILL_DATA_DIR: dir, WAYBILL_METRICS_PORT: '0' })
   t.teardown(() => server.stop())
   const url = /metrics at (http:\/\/\S+)/.exec(server.output())?.[1]
   t.match(url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/)

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { runWaybill, serve, type Served } from './waybill-process.js'
+import { runWaybill, startServe, type Serving } from '../src/testing.js'
 
 /** Writes raw bytes to a port and reads whatever comes back until the server closes. */
 function raw(port: number, bytes: string | Buffer): Promise<string> {
@@ -41,7 +41,7 @@ t.test('a key sent over plain HTTP in any way is refused over HTTPS from then on
   const dir = await mkdtemp(join(tmpdir(), 'waybill-plain-keys-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const env = { WAYBILL_DATA_DIR: dir }
-  let server: Served = await serve(env)
+  let server: Serving = await startServe(env)
   t.teardown(() => server.stop())
   const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
   t.teardown(() => agent.close())
@@ -52,7 +52,7 @@ t.test('a key sent over plain HTTP in any way is refused over HTTPS from then on
 
   const exposed: Array<[string, string]> = []
   for (const [how, port, bytes] of BYPASSES) {
-    const created = await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:read'], env)
+    const created = await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:read'], { env })
     const key = created.stdout.trim()
     t.equal((await ping(key)).status, 200, `${how}: the key works over HTTPS first`)
     const answer = await raw(port === 'plain' ? server.httpPort : portOf(server.httpsUrl), bytes(key))
@@ -71,6 +71,6 @@ t.test('a key sent over plain HTTP in any way is refused over HTTPS from then on
   t.notMatch(none, /revoked/)
 
   t.equal(await server.stop(), 0)
-  server = await serve(env)
+  server = await startServe(env)
   for (const [how, key] of exposed) t.equal((await ping(key)).json.code, 'invalid_api_key', `${how}: still refused after a restart`)
 })

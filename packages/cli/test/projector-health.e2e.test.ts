@@ -1,32 +1,18 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { MAIN, runWaybill } from './waybill-process.js'
+import { runWaybill, startWaybill } from '../src/testing.js'
 
-// `waybill projector` as its own process: its health and metrics listener, on loopback.
+// `waybill projector`: its health and metrics listener, on loopback.
 t.test('waybill projector serves /healthz, /readyz and /metrics with the lag in events', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-projector-health-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
-  // A few events first, from another process, so there is something to apply.
-  t.equal((await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:add'], { WAYBILL_DATA_DIR: dataDir })).code, 0)
-  const child = spawn(process.execPath, [MAIN, 'projector'], {
-    env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir, WAYBILL_PROJECTOR_PORT: '0', LOG_LEVEL: 'warn' },
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  t.teardown(() => { child.kill('SIGKILL') })
-  let timer: NodeJS.Timeout | undefined
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const url = /health and metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]
-      if (url !== undefined) resolve(url)
-    })
-    timer = setTimeout(() => reject(new Error(`no listener announced:\n${out}`)), 15_000)
-  })
-  clearTimeout(timer)
+  // A few events first, so there is something to apply.
+  t.equal((await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:add'], { env: { WAYBILL_DATA_DIR: dataDir } })).code, 0)
+  const projector = startWaybill(['projector'], { env: { WAYBILL_DATA_DIR: dataDir, WAYBILL_PROJECTOR_PORT: '0', LOG_LEVEL: 'warn' } })
+  t.teardown(() => projector.stop())
+  const [, base] = await projector.until(/health and metrics on (http:\/\/127\.0\.0\.1:\d+)/)
   t.same(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' })
   let ready = await fetch(`${base}/readyz`)
   for (let i = 0; i < 50 && ready.status !== 200; i += 1) {
@@ -44,6 +30,5 @@ t.test('waybill projector serves /healthz, /readyz and /metrics with the lag in 
   t.match(metrics, /^waybill_audit_leaves 0$/m, 'a key event is no leaf')
   t.match(metrics, /^waybill_audit_signing_blocked 0$/m)
   t.equal((await fetch(`${base}/nothing`)).status, 404)
-  child.kill('SIGTERM')
-  t.equal(await exited, 0, 'stops cleanly')
+  t.equal((await projector.stop()).code, 0, 'stops cleanly')
 })

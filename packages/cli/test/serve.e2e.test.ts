@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { runWaybill, serve } from './waybill-process.js'
+import { runWaybill, startServe } from '../src/testing.js'
 
 async function dataDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-cli-'))
@@ -20,7 +20,7 @@ async function get(url: string, key: string | null, agent: Agent) {
 
 t.test('serve on a fresh data dir: test key, self-signed cert, ping; a plain-HTTP key stays revoked after a restart', async (t) => {
   const dir = await dataDir(t)
-  const first = await serve({ WAYBILL_DATA_DIR: dir })
+  const first = await startServe({ WAYBILL_DATA_DIR: dir })
   t.match(first.output(), /created the sandbox test key/)
   t.match(first.output(), new RegExp(join(dir, 'test-api-key')))
   const key = (await readFile(join(dir, 'test-api-key'), 'utf8')).trim()
@@ -32,22 +32,22 @@ t.test('serve on a fresh data dir: test key, self-signed cert, ping; a plain-HTT
   t.match(await get(`${first.httpsUrl}/ping`, key, agent), { status: 200, json: { account: 'sandbox' } })
 
   // Create a live key with the CLI while the server runs (same store, another process).
-  const created = await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:add,orders:read'], { WAYBILL_DATA_DIR: dir })
+  const created = await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:add,orders:read'], { env: { WAYBILL_DATA_DIR: dir } })
   t.equal(created.code, 0, created.stderr)
   const live = created.stdout.trim()
   t.match(live, /^wb_live_/)
   t.equal((await get(`${first.httpsUrl}/ping`, live, agent)).status, 200)
 
   t.match(await get(`http://127.0.0.1:${first.httpPort}/ping`, live, plainAgent), { status: 403, json: { code: 'insecure_connection' } })
-  t.equal(await first.stop(), 0, 'SIGTERM closes gracefully with exit code 0')
+  t.equal(await first.stop(), 0, 'a stop closes gracefully with exit code 0')
 
-  const second = await serve({ WAYBILL_DATA_DIR: dir })
+  const second = await startServe({ WAYBILL_DATA_DIR: dir })
   t.teardown(() => second.stop())
   t.notMatch(second.output(), /created the sandbox test key/, 'the test key is made only once')
   t.match(await get(`${second.httpsUrl}/ping`, live, agent), { status: 401, json: { code: 'invalid_api_key' } })
   t.equal((await get(`${second.httpsUrl}/ping`, key, agent)).status, 200, 'the test key still works')
 
-  const listed = await runWaybill(['keys', 'list', '--json'], { WAYBILL_DATA_DIR: dir })
+  const listed = await runWaybill(['keys', 'list', '--json'], { env: { WAYBILL_DATA_DIR: dir } })
   t.equal(listed.code, 0, listed.stderr)
   const rows = JSON.parse(listed.stdout) as Array<{ key_id: string; state: string; replaces: string | null; secret_file: string | null; account: string }>
   const replacement = rows.find((row) => row.replaces !== null)
@@ -60,7 +60,7 @@ t.test('serve on a fresh data dir: test key, self-signed cert, ping; a plain-HTT
 t.test('a bad configuration value stops the start and names the variable', async (t) => {
   const dir = await dataDir(t)
   for (const [name, value] of [['WAYBILL_HTTPS_PORT', 'abc'], ['WAYBILL_HTTP_PORT', '70000'], ['WAYBILL_STORE', 'mysql'], ['LOG_LEVEL', 'loud'], ['WAYBILL_TRUST_PROXY', 'not-an-ip'], ['WAYBILL_RATE_LIMIT', '0']]) {
-    const result = await runWaybill(['serve'], { WAYBILL_DATA_DIR: dir, [name as string]: value as string })
+    const result = await runWaybill(['serve'], { env: { WAYBILL_DATA_DIR: dir, [name as string]: value as string } })
     t.not(result.code, 0, `${name}=${value} fails`)
     t.match(result.stderr, new RegExp(name as string), `the message names ${name}`)
   }
@@ -84,7 +84,7 @@ t.test('values that only fail when tried (files, ports, host, data dir) also sto
     [{ WAYBILL_HOST: 'no-such-host.invalid' }, /WAYBILL_HOST: cannot listen on "no-such-host.invalid"/],
     [{ WAYBILL_DATA_DIR: join(dir, 'a-file') }, /WAYBILL_DATA_DIR: .*a-file cannot be used as the data directory/],
   ] as const) {
-    const result = await runWaybill(['serve'], { WAYBILL_DATA_DIR: join(dir, 'data'), ...base, ...env })
+    const result = await runWaybill(['serve'], { env: { WAYBILL_DATA_DIR: join(dir, 'data'), ...base, ...env } })
     t.equal(result.code, 1, JSON.stringify(env))
     t.match(result.stderr, pattern, JSON.stringify(env))
   }
@@ -92,7 +92,7 @@ t.test('values that only fail when tried (files, ports, host, data dir) also sto
 
 t.test('the whole path through `waybill serve`: a 128-character order_id is accepted, projected and read back', async (t) => {
   const dir = await dataDir(t)
-  const served = await serve({ WAYBILL_DATA_DIR: dir })
+  const served = await startServe({ WAYBILL_DATA_DIR: dir })
   t.teardown(() => served.stop())
   const key = (await readFile(join(dir, 'test-api-key'), 'utf8')).trim()
   const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
@@ -128,4 +128,35 @@ t.test('the whole path through `waybill serve`: a 128-character order_id is acce
     status: 400, json: { code: 'bad_request', detail: 'status: must be equal to one of the allowed values (pending, in_progress, completed, canceled)' },
   })
   t.match(await get(`${served.httpsUrl}/v1/orders?limit=0`, key, agent), { status: 400, json: { code: 'bad_request', detail: 'limit: must be >= 1' } })
+})
+
+t.test('WAYBILL_SANDBOX=off: no test key is made, and test keys are refused', async (t) => {
+  const dir = await dataDir(t)
+  const server = await startServe({ WAYBILL_DATA_DIR: dir, WAYBILL_SANDBOX: 'off' })
+  t.teardown(() => server.stop())
+  t.match(server.output(), /the sandbox is off/)
+  await t.rejects(stat(join(dir, 'test-api-key')), 'no test key file')
+  const created = await runWaybill(['keys', 'create', '--test', '--scopes', 'orders:read'], { env: { WAYBILL_DATA_DIR: dir } })
+  t.equal(created.code, 0, created.stderr)
+  const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
+  t.teardown(() => agent.close())
+  const response = await request(`${server.httpsUrl}/ping`, { headers: { 'service-api-key': created.stdout.trim() }, dispatcher: agent })
+  t.match(await response.body.json(), { code: 'invalid_api_key', detail: 'Test keys are not accepted by this server' })
+})
+
+t.test('the start says when replacement keys wait in replaced-keys/ for hand-over', async (t) => {
+  const dir = await dataDir(t)
+  const first = await startServe({ WAYBILL_DATA_DIR: dir })
+  t.notMatch(first.output(), /replacement key/)
+  const key = (await readFile(join(dir, 'test-api-key'), 'utf8')).trim()
+  await new Promise<void>((resolve, reject) => {
+    const socket = connect(first.httpPort, '127.0.0.1', () => socket.write(`GET /ping HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${key}\r\n\r\n`))
+    socket.on('data', () => undefined)
+    socket.on('end', () => resolve())
+    socket.on('error', reject)
+  })
+  t.equal(await first.stop(), 0)
+  const second = await startServe({ WAYBILL_DATA_DIR: dir })
+  t.teardown(() => second.stop())
+  t.match(second.output(), /1 replacement key\(s\) wait in .*replaced-keys for hand-over/)
 })

@@ -11,8 +11,8 @@ import { MAIN } from './waybill-process.js'
 
 /*
  * The service starts and stops as an operator starts it: `pnpm start` hands SIGTERM to the server
- * (no orphan left listening), and a server whose log reader has gone away still exits on SIGTERM
- * (its log writes failing with EPIPE hold nothing open). Real child processes, real signals.
+ * (no orphan left listening), a server whose log reader has gone away still exits on SIGTERM, and
+ * a command whose reader goes away stops quietly. Real child processes, real signals, real pipes.
  */
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 
@@ -93,4 +93,20 @@ t.test('a server whose stdout reader has gone away still exits cleanly on SIGTER
   const [code, signal] = await exited
   t.same({ code, signal }, { code: 0, signal: null }, 'it exits by itself, with 0: closed gracefully, not killed after the grace period')
   t.match(stderr, /SIGTERM received/)
+})
+
+t.test('a command whose reader goes away (| head) stops quietly with exit 0', async (t) => {
+  const dir = await dataDir(t)
+  const child = spawn(process.execPath, [MAIN, 'projector', '--status-every', '1'], {
+    env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dir, WAYBILL_PROJECTOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  // Like `head -1`: read one chunk, then close the pipe; the next status line meets EPIPE.
+  child.stdout.once('data', () => child.stdout.destroy())
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)))
+  clearTimeout(killer)
+  t.equal(code, 0, stderr)
+  t.notMatch(stderr, /EPIPE/)
 })

@@ -1,26 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
+/**
+ * The built `waybill`, for the tests where the process is the point (signals, crashes, file modes,
+ * import cost); the others run it in-process (src/testing.ts).
+ */
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
-
-export interface Finished {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs `waybill <args>` to completion with the given environment (on top of PATH only). */
-export function runWaybill(args: readonly string[], env: Record<string, string>): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 export interface Served {
   readonly child: ChildProcess

@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url'
 import Sqlite from 'better-sqlite3'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { hashEvent } from '@waybill/event-store'
-import { pngDataUrl, post, serve, waybill, type Served } from './waybill.js'
+import { runWaybill, startServe, type Serving } from '@waybill/cli/testing'
+import { pngDataUrl, post } from './waybill.js'
 
-// One real `waybill serve` (HTTPS, its self-signed certificate), one Chromium, a few pages: sign
+// One real `waybill serve` (in this process; HTTPS, its self-signed certificate), one Chromium, a few pages: sign
 // in, find an order, read its history, images and verdict; then an attacker rewrites an event in
 // the store and the console turns red. Screenshots for the README land in docs/screenshots/.
 const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
@@ -23,7 +24,7 @@ t.teardown(() => rm(dir, { recursive: true, force: true }))
 // The signing key outside the data dir, as in production; a head after every order event, so
 // the test need not wait for the time-based one.
 const env = { WAYBILL_DATA_DIR: join(dir, 'data'), WAYBILL_AUDIT_KEY_DIR: join(dir, 'audit-key'), WAYBILL_AUDIT_HEAD_EVERY_EVENTS: '1' }
-let served: Served
+let served: Serving
 let browser: Browser
 let context: BrowserContext
 let page: Page
@@ -31,7 +32,7 @@ let page: Page
 const problems: string[] = []
 
 async function create(...args: string[]): Promise<string> {
-  const made = await waybill(['keys', 'create', ...args], env)
+  const made = await runWaybill(['keys', 'create', ...args], { env })
   if (made.code !== 0) throw new Error(made.stderr)
   return made.stdout.trim()
 }
@@ -41,12 +42,12 @@ const writer = await create('--account', 'acme', '--scopes', 'orders:add')
 const revoked = await create('--account', 'acme', '--scopes', 'orders:read')
 
 t.before(async () => {
-  if ((await waybill(['keys', 'revoke', revoked], env)).code !== 0) throw new Error('could not revoke')
-  served = await serve(env)
+  if ((await runWaybill(['keys', 'revoke', revoked], { env })).code !== 0) throw new Error('could not revoke')
+  served = await startServe(env)
   const ca = await readFile(join(env.WAYBILL_DATA_DIR, 'tls', 'cert.pem'), 'utf8')
   // Orders: D-100 goes all the way to completion with a proof of delivery and a signature.
   const send = async (event: string, date: string, payload: Record<string, unknown>): Promise<void> => {
-    const status = await post(served.url, ca, courier, { event, event_date: date, event_payload: payload })
+    const status = await post(served.httpsUrl, ca, courier, { event, event_date: date, event_payload: payload })
     if (status !== 201 && status !== 202) throw new Error(`${event} ${String(payload['order_id'])}: ${status}`)
   }
   const add = (id: string, customer: string, location: string, date: string) =>
@@ -88,7 +89,7 @@ async function axeViolations(on: Page): Promise<string[]> {
 }
 
 async function signIn(key: string, pinnedKeyId?: string): Promise<void> {
-  await page.goto(`${served.url}/console/`)
+  await page.goto(`${served.httpsUrl}/console/`)
   await page.getByLabel('API key').fill(key)
   if (pinnedKeyId !== undefined) await page.getByLabel('Audit log key id (optional)').fill(pinnedKeyId)
   await page.keyboard.press('Enter')
@@ -116,7 +117,7 @@ async function settledVerdict(on: Page): Promise<string> {
 }
 
 t.test('the console is served with its strict CSP', async (t) => {
-  const response = await page.goto(`${served.url}/console/`)
+  const response = await page.goto(`${served.httpsUrl}/console/`)
   const csp = response?.headers()['content-security-policy'] ?? ''
   t.match(csp, /default-src 'self'/)
   t.match(csp, /script-src 'self'(;|$)/)
@@ -162,12 +163,12 @@ t.test('an auditor signs in, filters the orders, pages through them, and opens o
   t.equal(await page.locator('table.orders tbody th a').textContent(), 'D-100')
   t.same(await axeViolations(page), [], 'order list')
 
-  await page.goto(`${served.url}/console/#/orders`)
+  await page.goto(`${served.httpsUrl}/console/#/orders`)
   await page.locator('#results[aria-busy="false"]').waitFor()
   await page.screenshot({ path: join(SCREENSHOTS, 'console-orders.png'), fullPage: true })
 
   // Cursor paging, two orders a page: the API's own cursor, kept in the fragment.
-  await page.goto(`${served.url}/console/#/orders?limit=2`)
+  await page.goto(`${served.httpsUrl}/console/#/orders?limit=2`)
   await page.locator('#account').fill('acme')
   await page.getByRole('button', { name: 'Search' }).click()
   await page.locator('#results[aria-busy="false"]').waitFor()
@@ -247,7 +248,7 @@ t.test('an image the server will not serve (its file was changed) turns the verd
   await openPage()
   await signIn(auditor)
   await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
-  await page.goto(`${served.url}/console/#/order?id=D-100&account=acme`)
+  await page.goto(`${served.httpsUrl}/console/#/order?id=D-100&account=acme`)
   t.equal(await settledVerdict(page), 'failed')
   t.match(await page.locator('#verdict .outcome').textContent(), /revision 2 fails: the signature that revision 2 recorded could not be loaded/)
   t.match(await page.locator('p.error').textContent(), /Signature could not be loaded/)
@@ -269,7 +270,7 @@ t.test('an event rewritten in the store as an attacker would (hash chain and all
   const hash = hashEvent({ streamName: row.stream, revision: row.revision, id: row.event_id, type: row.type, data, metadata })
   t.equal(db.prepare('UPDATE events SET data = ?, hash = ? WHERE stream = ? AND revision = ?').run(JSON.stringify(data), hash, row.stream, row.revision).changes, 1)
   db.close()
-  served = await serve(env)
+  served = await startServe(env)
 
   // A new port is a new origin, with its own sessionStorage: sign in again. A key id pinned
   // wrongly fails at the head; the right one (kept by the auditor from the CLI) lets the
@@ -277,14 +278,14 @@ t.test('an event rewritten in the store as an attacker would (hash chain and all
   await openPage()
   await signIn(auditor, '0123456789abcdef')
   await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
-  await page.goto(`${served.url}/console/#/order?id=D-100&account=acme`)
+  await page.goto(`${served.httpsUrl}/console/#/order?id=D-100&account=acme`)
   t.equal(await settledVerdict(page), 'failed')
   t.match(await page.locator('#verdict .outcome').textContent(), /not the pinned 0123456789abcdef/)
   await page.getByRole('button', { name: 'Sign out' }).click()
-  const publicKey = JSON.parse((await waybill(['audit', 'public-key'], env)).stdout) as { key_id: string }
+  const publicKey = JSON.parse((await runWaybill(['audit', 'public-key'], { env })).stdout) as { key_id: string }
   await signIn(auditor, publicKey.key_id)
   await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
-  await page.goto(`${served.url}/console/#/order?id=D-100&account=acme`)
+  await page.goto(`${served.httpsUrl}/console/#/order?id=D-100&account=acme`)
   t.equal(await settledVerdict(page), 'failed')
   t.match(await page.locator('#verdict .outcome').textContent(), /revision 2 fails: the event differs from leaf \d+/)
   t.equal(await page.locator('#event-2.failed').count(), 1, 'the failing event is marked in the timeline')

@@ -1,53 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:https'
-import { fileURLToPath } from 'node:url'
 import { crc32, deflateSync } from 'node:zlib'
 
-/** The `waybill` command, as `pnpm waybill` runs it (built by `pnpm build`). */
-const MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
-
-function environment(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env['PATH'] ?? '', WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0', LOG_LEVEL: 'warn', ...env }
-}
-
-/** Runs `waybill <args>` to completion. */
-export function waybill(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: environment(env) })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
-
-export interface Served {
-  readonly child: ChildProcess
-  readonly url: string
-  readonly output: () => string
-  /** SIGTERM, resolving with the exit code. */
-  stop(): Promise<number | null>
-}
-
-/** Starts `waybill serve` as a child process; resolves once it prints its HTTPS address. */
-export function serve(env: Record<string, string>): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve'], { env: environment(env) })
-    let out = ''
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const https = /listening on (https:\/\/\S+) /.exec(out)
-      if (https?.[1] !== undefined) {
-        resolve({ child, url: https[1], output: () => out, stop: async () => { child.kill('SIGTERM'); return exited } })
-      }
-    })
-    child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    void exited.then((code) => reject(new Error(`waybill serve exited with ${String(code)} before listening:\n${out}`)))
-  })
-}
+// `waybill` itself (keys, serve, audit) runs in the test's process through `@waybill/cli/testing`;
+// these are what the console's test adds: a courier's POST and images to send.
 
 /** POST /v1/deliveries over real HTTPS, trusting the server's own certificate. */
 export function post(url: string, ca: string, key: string, body: unknown): Promise<number> {

@@ -6,7 +6,7 @@ import { startCeilingServer } from './start-ceiling.js'
 // the same environment through the CLI's one config loader (data dir for the certificate and the
 // sandbox key, ports, host, log level, rate limits), so the two servers differ only in where events
 // go. WAYBILL_STORE is ignored: the ceiling's store is always in memory.
-const config = loadConfig()
+const config = loadConfig(process.env)
 const server = await startCeilingServer({
   dataDir: config.dataDir, httpsPort: config.httpsPort, httpPort: config.httpPort, host: config.host,
   tls: config.tls, trustProxy: config.trustProxy, logLevel: config.logLevel, rateLimit: config.rateLimit,

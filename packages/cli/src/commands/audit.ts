@@ -1,14 +1,14 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { parseArgs } from 'node:util'
 import { keyIdOf, parseTreeHead, type SignedTreeHead } from '@waybill/merkle'
 import {
   AuditLog, HeadStore, loadOrCreateSigningKey, publicKeyDocument, rebuildAuditLog, verifyAuditLog,
 } from '@waybill/projector'
-import type { CliCommand } from '../command.js'
-import { loadConfig } from '../config.js'
-import { openStore } from '../open-store.js'
+import { defineCommand, UsageError, type Output } from '../command.js'
+import { loadConfig, type WaybillConfig } from '../config.js'
+import type { OpenedStore } from '../open-store.js'
 import { rebuildProgress } from '../progress.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill audit <heads [--after N] | public-key | verify [--head FILE] [--public-key FILE] [--json] | rebuild>
 
@@ -35,46 +35,41 @@ For auditors (docs/audit.md):
 Exit code 0 when all is well, 1 when anything fails (the first leaf that differs is named by
 order, revision and account; a refused rebuild), 2 on a usage error.`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'audit',
-  summary: 'export signed tree heads and the public key; verify the log against them; rebuild the audit log',
   help: HELP,
-  async run(argv) {
-    const [sub, ...rest] = argv
-    let values
-    try {
-      values = parseArgs({ args: rest, options: { after: { type: 'string' }, head: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } } }).values
-      if (sub !== 'heads' && values.after !== undefined) throw new Error('--after goes with `heads`')
-      if (sub !== 'verify' && (values.head !== undefined || values['public-key'] !== undefined || values.json !== undefined)) {
-        throw new Error('--head, --public-key and --json go with `verify`')
-      }
-      if (values.after !== undefined && !/^\d+$/.test(values.after)) throw new Error('--after: expected a tree size (a whole number)')
-      if (sub !== 'heads' && sub !== 'public-key' && sub !== 'verify' && sub !== 'rebuild') throw new Error(sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}"`)
-    } catch (error) {
-      process.stderr.write(`waybill audit: ${(error as Error).message}\n\n${HELP}\n`)
-      return 2
+  options: { after: { type: 'string' }, head: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } },
+  positionals: true,
+  async run({ values, positionals, env, stdout, stderr }) {
+    const [sub, ...extra] = positionals
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`)
+    if (sub !== 'heads' && values.after !== undefined) throw new UsageError('--after goes with `heads`')
+    if (sub !== 'verify' && (values.head !== undefined || values['public-key'] !== undefined || values.json !== undefined)) {
+      throw new UsageError('--head, --public-key and --json go with `verify`')
     }
-    const config = loadConfig()
+    if (values.after !== undefined && !/^\d+$/.test(values.after)) throw new UsageError('--after: expected a tree size (a whole number)')
+    if (sub !== 'heads' && sub !== 'public-key' && sub !== 'verify' && sub !== 'rebuild') throw new UsageError(sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}"`)
+    const config = loadConfig(env)
     if (sub === 'public-key') {
-      process.stdout.write(`${JSON.stringify(publicKeyDocument(loadOrCreateSigningKey(config.audit.keyDir, { create: false }).publicKey), null, 2)}\n`)
+      stdout.write(`${JSON.stringify(publicKeyDocument(loadOrCreateSigningKey(config.audit.keyDir, { create: false }).publicKey), null, 2)}\n`)
       return 0
     }
     if (sub === 'heads') {
       const heads = HeadStore.inDataDir(config.dataDir)
       try {
         const after = values.after === undefined ? null : Number(values.after)
-        for (const head of heads.all()) if (after === null || head.tree_size > after) process.stdout.write(`${JSON.stringify(head)}\n`)
+        for (const head of heads.all()) if (after === null || head.tree_size > after) stdout.write(`${JSON.stringify(head)}\n`)
       } finally {
         heads.close()
       }
       return 0
     }
-    if (sub === 'rebuild') return rebuild(config)
+    if (sub === 'rebuild') return withStore(env, { create: false, writer: 'inline' }, (opened) => rebuild(opened, config, stdout, stderr))
     let kept: SignedTreeHead | undefined
     if (values.head !== undefined) {
       const parsed = readKeptHead(values.head)
       if (typeof parsed === 'string') {
-        process.stderr.write(`waybill audit verify: ${parsed}\n`)
+        stderr.write(`waybill audit verify: ${parsed}\n`)
         return 2
       }
       kept = parsed
@@ -83,17 +78,17 @@ export const command: CliCommand = {
     if (values['public-key'] !== undefined) {
       const parsed = readPublicKey(values['public-key'])
       if (typeof parsed === 'string') {
-        process.stderr.write(`waybill audit verify: ${parsed}\n`)
+        stderr.write(`waybill audit verify: ${parsed}\n`)
         return 2
       }
       pinned = parsed
     }
-    return verify(config, kept, pinned, values.json === true)
+    return withStore(env, { create: false, writer: 'inline' }, (opened) => verify(opened, config, kept, pinned, values.json === true, stdout))
   },
-}
+})
 
-async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHead | undefined, pinned: KeyObject | undefined, json: boolean): Promise<number> {
-  const opened = await openStore(config, { create: false, writer: 'inline' })
+async function verify(opened: OpenedStore, config: WaybillConfig, kept: SignedTreeHead | undefined, pinned: KeyObject | undefined, json: boolean,
+  stdout: Output): Promise<number> {
   const heads = HeadStore.inDataDir(config.dataDir)
   // Read, never made or changed: an audit leaves the data dir as it found it.
   const auditLog = new AuditLog(config.dataDir, { create: false })
@@ -111,34 +106,31 @@ async function verify(config: ReturnType<typeof loadConfig>, kept: SignedTreeHea
       ...(kept !== undefined ? { keptHead: kept } : {}),
     })
     if (json) {
-      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+      stdout.write(`${JSON.stringify(report, null, 2)}\n`)
     } else {
-      process.stdout.write(`log: ${report.leaves} order events, root ${report.root}; ${report.streams} streams, ${report.images} images\n`)
-      process.stdout.write(`heads checked against key ${keyIdOf(publicKey)}${pinned !== undefined ? ' (--public-key)' : ` (${config.audit.keyDir})`}: ${report.headsChecked}${kept !== undefined ? ' (with your kept head)' : ' (no kept head given: a history re-signed with the key is not caught; see --head)'}\n`)
-      for (const finding of report.findings) process.stdout.write(`${finding.kind.toUpperCase()}: ${finding.message}\n`)
-      process.stdout.write(report.ok ? 'audit verify: OK\n' : `audit verify: FAILED — ${report.findings.length} finding(s)\n`)
+      stdout.write(`log: ${report.leaves} order events, root ${report.root}; ${report.streams} streams, ${report.images} images\n`)
+      stdout.write(`heads checked against key ${keyIdOf(publicKey)}${pinned !== undefined ? ' (--public-key)' : ` (${config.audit.keyDir})`}: ${report.headsChecked}${kept !== undefined ? ' (with your kept head)' : ' (no kept head given: a history re-signed with the key is not caught; see --head)'}\n`)
+      for (const finding of report.findings) stdout.write(`${finding.kind.toUpperCase()}: ${finding.message}\n`)
+      stdout.write(report.ok ? 'audit verify: OK\n' : `audit verify: FAILED — ${report.findings.length} finding(s)\n`)
     }
     return report.ok ? 0 : 1
   } finally {
     auditLog.close()
     heads.close()
-    await opened.close()
   }
 }
 
 /** `waybill audit rebuild`: a new audit log beside the live one, checked against every kept head, then swapped in. */
-async function rebuild(config: ReturnType<typeof loadConfig>): Promise<number> {
-  const opened = await openStore(config, { create: false, writer: 'inline' })
+async function rebuild(opened: OpenedStore, config: WaybillConfig, stdout: Output, stderr: Output): Promise<number> {
   const heads = HeadStore.inDataDir(config.dataDir)
   try {
-    const progress = rebuildProgress(process.stderr)
+    const progress = rebuildProgress(stderr)
     const result = await rebuildAuditLog({ store: opened.store, dataDir: config.dataDir, heads, onProgress: progress.onProgress })
-    process.stdout.write(`rebuilt the audit log: ${progress.finish(result.events, result.elapsedMs)}; ${result.leaves} leaves agree with ` +
+    stdout.write(`rebuilt the audit log: ${progress.finish(result.events, result.elapsedMs)}; ${result.leaves} leaves agree with ` +
       `${result.headsChecked} kept head(s); now serving ${result.path}\n`)
     return 0
   } finally {
     heads.close()
-    await opened.close()
   }
 }
 

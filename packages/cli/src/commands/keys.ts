@@ -3,13 +3,12 @@ import { ALL_ACCOUNTS, SANDBOX_ACCOUNT } from '@waybill/domain'
 import {
   AUDIT_SCOPE, issueProblem, KeyRing, KeyRingError, LABEL_MAX_LENGTH, SCOPES, type KeyRecord, type KeyUpdate,
 } from '@waybill/keys'
-import type { CliCommand } from '../command.js'
-import { loadConfig } from '../config.js'
+import { defineCommand, UsageError, type Output } from '../command.js'
 import {
-  parseExpiry, parseGrace, parseKeyReference, parseLabel, parseScopes, UsageError, type KeyReference,
+  parseExpiry, parseGrace, parseKeyReference, parseLabel, parseScopes, type KeyReference,
 } from '../key-options.js'
 import { keyRow, keyTable } from '../key-table.js'
-import { openStore } from '../open-store.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill keys <subcommand> [options]
 
@@ -41,38 +40,35 @@ const HELP = `Usage: waybill keys <subcommand> [options]
 
 Reads the same environment as \`waybill serve\` (WAYBILL_DATA_DIR, WAYBILL_STORE, …).`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'keys',
-  summary: 'create, list, update, rotate and revoke API keys',
   help: HELP,
-  async run(argv) {
-    const [sub, ...rest] = argv
+  raw: true,
+  // One line: what was wrong and where the usage is, not the whole help under it.
+  usage: 'line',
+  async run({ args, env, stdout, stderr }) {
+    const [sub, ...rest] = args
+    // The arguments are checked before the store is opened, so a usage error creates nothing.
+    const action = parseAction(sub, rest)
     try {
-      // The arguments are checked before the store is opened, so a usage error creates nothing.
-      const action = parseAction(sub, rest)
-      const config = loadConfig()
-      const opened = await openStore(config, { create: sub === 'create', writer: 'inline' })
-      try {
-        return await action(new KeyRing(opened.store), config.dataDir)
-      } finally {
-        await opened.close()
-      }
+      return await withStore(env, { create: sub === 'create', writer: 'inline' },
+        (opened, config) => action(new KeyRing(opened.store), { dataDir: config.dataDir, stdout, stderr }))
     } catch (error) {
-      if (error instanceof UsageError) {
-        // One line: what was wrong and where the usage is, not the whole help under it.
-        process.stderr.write(`waybill keys: ${error.message} (see waybill keys --help)\n`)
-        return 2
-      }
-      if (error instanceof KeyRingError) {
-        process.stderr.write(`waybill keys: ${error.message}\n`)
-        return 1
-      }
-      throw error
+      if (!(error instanceof KeyRingError)) throw error
+      stderr.write(`waybill keys: ${error.message}\n`)
+      return 1
     }
   },
+})
+
+/** Where an action works and writes. */
+interface ActionWorld {
+  readonly dataDir: string
+  readonly stdout: Output
+  readonly stderr: Output
 }
 
-type Action = (keys: KeyRing, dataDir: string) => Promise<number>
+type Action = (keys: KeyRing, world: ActionWorld) => Promise<number>
 
 function parseAction(sub: string | undefined, args: readonly string[]): Action {
   if (sub === undefined) throw new UsageError('a subcommand is required')
@@ -115,25 +111,25 @@ function parseCreate(args: readonly string[]): Action {
   const expiresAt = typeof values['expires'] === 'string' ? parseExpiry(values['expires'], new Date()) : null
   const problem = issueProblem({ account, scopes, test, label })
   if (problem !== null) throw new UsageError(problem)
-  return async (keys) => {
+  return async (keys, { stdout, stderr }) => {
     const issued = await keys.issue({ account, scopes, test, label, expiresAt })
-    process.stdout.write(`${issued.key}\n`)
+    stdout.write(`${issued.key}\n`)
     const expiry = expiresAt === null ? '' : `, expires ${expiresAt}`
-    process.stderr.write(`key id ${issued.record.keyId}, account ${account}, scopes ${scopes.join(',')}${expiry}. The key is shown only now.\n`)
+    stderr.write(`key id ${issued.record.keyId}, account ${account}, scopes ${scopes.join(',')}${expiry}. The key is shown only now.\n`)
     return 0
   }
 }
 
 function parseList(args: readonly string[]): Action {
   const values = optionsOf(args, { json: { type: 'boolean', default: false } })
-  return async (keys, dataDir) => {
+  return async (keys, { dataDir, stdout }) => {
     const now = new Date()
     const rows = (await keys.list()).map((record) => keyRow(record, dataDir, now))
     if (values['json'] === true) {
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+      stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
       return 0
     }
-    process.stdout.write(rows.length === 0 ? 'no keys\n' : `${keyTable(rows)}\n`)
+    stdout.write(rows.length === 0 ? 'no keys\n' : `${keyTable(rows)}\n`)
     return 0
   }
 }
@@ -166,10 +162,10 @@ function parseUpdate(args: readonly string[]): Action {
     ...(label !== undefined ? { label: parseLabel(label) } : {}),
     ...(expires !== undefined ? { expiresAt: parseExpiry(expires, new Date()) } : {}),
   }
-  return async (keys) => {
+  return async (keys, { stderr }) => {
     const keyId = await keyIdOf(keys, reference)
     const record = await keys.update(keyId, changes)
-    process.stderr.write(`key ${keyId} updated: ${describe(record)}\n`)
+    stderr.write(`key ${keyId} updated: ${describe(record)}\n`)
     return 0
   }
 }
@@ -184,22 +180,22 @@ function parseRotate(args: readonly string[]): Action {
   const graceMs = values['grace'] !== undefined ? parseGrace(values['grace']) : 0
   const expires = values['expires']
   const expiresAt = expires !== undefined ? parseExpiry(expires, new Date()) : undefined
-  return async (keys) => {
+  return async (keys, { stdout, stderr }) => {
     const keyId = await keyIdOf(keys, reference)
     const replacement = await keys.rotate(keyId, 'rotated by operator', { graceMs, ...(expiresAt !== undefined ? { expiresAt } : {}) })
-    process.stdout.write(`${replacement.key}\n`)
+    stdout.write(`${replacement.key}\n`)
     const old = graceMs > 0 ? `keeps working until ${(await keys.get(keyId))?.graceUntil ?? ''}` : 'no longer works'
-    process.stderr.write(`key ${keyId} rotated (${old}); replacement ${replacement.record.keyId} (shown only now)\n`)
+    stderr.write(`key ${keyId} rotated (${old}); replacement ${replacement.record.keyId} (shown only now)\n`)
     return 0
   }
 }
 
 function parseRevoke(args: readonly string[]): Action {
   const { reference } = keyAndOptions('revoke', args, {})
-  return async (keys) => {
+  return async (keys, { stderr }) => {
     const keyId = await keyIdOf(keys, reference)
     await revokeNow(keys, keyId)
-    process.stderr.write(`key ${keyId} revoked\n`)
+    stderr.write(`key ${keyId} revoked\n`)
     return 0
   }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { openFileBlobStore, openMemoryEventStore } from '@waybill/event-store'
 import { buildApp, openApiDocument } from '@waybill/http'
 import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
-import type { CliCommand } from '../command.js'
+import { defineCommand } from '../command.js'
 
 const HELP = `Usage: waybill openapi
 
@@ -14,15 +14,10 @@ Prints the OpenAPI 3.1 document that \`waybill serve\` serves at /openapi.json (
 touched. \`pnpm openapi\` writes it to packages/client/openapi.json, which the typed client is
 generated from.`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'openapi',
-  summary: 'print the OpenAPI document the server serves',
   help: HELP,
-  async run(argv) {
-    if (argv.length > 0) {
-      process.stderr.write(`waybill openapi: unexpected argument "${argv[0] ?? ''}"\n\n${HELP}\n`)
-      return 2
-    }
+  async run({ stdout }) {
     const dir = await mkdtemp(join(tmpdir(), 'waybill-openapi-'))
     const store = openMemoryEventStore()
     const blobs = await openFileBlobStore(join(dir, 'blobs'))
@@ -34,7 +29,7 @@ export const command: CliCommand = {
     try {
       const app = await buildApp({ store, blobs, readModel, audit: { log, heads, publicKey }, dataDir: dir, logLevel: 'silent' })
       await app.ready()
-      process.stdout.write(`${JSON.stringify(openApiDocument(app), null, 2)}\n`)
+      stdout.write(`${JSON.stringify(openApiDocument(app), null, 2)}\n`)
       await app.close()
     } finally {
       heads.close()
@@ -45,4 +40,4 @@ export const command: CliCommand = {
     }
     return 0
   },
-}
+})

@@ -1,11 +1,9 @@
-import { parseArgs } from 'node:util'
 import { startProjector, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
 import { openAudit } from '../audit-setup.js'
-import type { CliCommand } from '../command.js'
+import { aborted, defineCommand, UsageError, type Output } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 import { listenProjectorHealth } from '../projector-listener.js'
-import { closeOnSignals } from '../shutdown.js'
 
 const HELP = `Usage: waybill projector [--batch-size <n>] [--status-every <seconds>]
 
@@ -21,29 +19,22 @@ SIGINT/SIGTERM stop it after the batches in flight.
   --batch-size <n>        events per transaction (default 1000)
   --status-every <secs>   seconds between status lines (default 10)`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'projector',
-  summary: 'run the projector (orders read model, audit log) as its own process',
   help: HELP,
-  async run(argv) {
-    let batchSize: number
-    let statusEvery: number
-    try {
-      const { values } = parseArgs({ args: [...argv], options: { 'batch-size': { type: 'string' }, 'status-every': { type: 'string' } } })
-      batchSize = Number(values['batch-size'] ?? 1000)
-      statusEvery = Number(values['status-every'] ?? 10)
-      if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('--batch-size: expected a positive integer')
-      if (!(statusEvery > 0)) throw new Error('--status-every: expected a positive number of seconds')
-    } catch (error) {
-      process.stderr.write(`waybill projector: ${(error as Error).message}\n\n${HELP}\n`)
-      return 2
-    }
-    const config = loadConfig()
+  options: { 'batch-size': { type: 'string' }, 'status-every': { type: 'string' } },
+  longRunning: true,
+  async run({ values, env, stdout, stderr, signal }) {
+    const batchSize = Number(values['batch-size'] ?? 1000)
+    const statusEvery = Number(values['status-every'] ?? 10)
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new UsageError('--batch-size: expected a positive integer')
+    if (!(statusEvery > 0)) throw new UsageError('--status-every: expected a positive number of seconds')
+    const config = loadConfig(env)
     const opened = await openStore(config)
     const audit = openAudit(config)
-    if (audit.notice.length > 0) process.stdout.write(`${audit.notice.join('\n')}\n`)
-    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel), audit: audit.options })
-    const timer = setInterval(() => process.stdout.write(statusLines(projector.status())), statusEvery * 1000)
+    if (audit.notice.length > 0) stdout.write(`${audit.notice.join('\n')}\n`)
+    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel, stderr), audit: audit.options })
+    const timer = setInterval(() => stdout.write(statusLines(projector.status())), statusEvery * 1000)
     const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
       clearInterval(timer)
       await projector.stop()
@@ -53,16 +44,16 @@ export const command: CliCommand = {
     })
     const address = health.address()
     const port = typeof address === 'object' && address !== null ? address.port : config.projectorPort
-    process.stdout.write(`projector: started on ${config.dataDir}; health and metrics on http://${config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host}:${port}\n`)
-    return closeOnSignals(async () => {
-      clearInterval(timer)
-      health.close()
-      await projector.stop()
-      audit.close()
-      await opened.close()
-    }, { log: (line) => process.stderr.write(`${line}\n`) })
+    stdout.write(`projector: started on ${config.dataDir}; health and metrics on http://${config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host}:${port}\n`)
+    await aborted(signal)
+    clearInterval(timer)
+    health.close()
+    await projector.stop()
+    audit.close()
+    await opened.close()
+    return 0
   },
-}
+})
 
 /** One line per projection: `projector: orders caught_up checkpoint 12/12 head 12/12 lag 0 applied 7`. */
 function statusLines(status: ProjectorStatus): string {
@@ -74,13 +65,13 @@ function statusLines(status: ProjectorStatus): string {
 }
 
 /** JSON lines on stderr, like the server's pino output, without loading pino for three calls. */
-function lineLogger(level: string): ProjectorLogger {
+function lineLogger(level: string, stderr: Output): ProjectorLogger {
   const rank: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 }
   const threshold = rank[level] ?? 30
   const write = (levelName: string, object: object, message?: string): void => {
     if ((rank[levelName] ?? 30) < threshold) return
     const extra = object instanceof Error ? { err: object.message } : object
-    process.stderr.write(`${JSON.stringify({ level: levelName, time: new Date().toISOString(), msg: message, ...serialise(extra) })}\n`)
+    stderr.write(`${JSON.stringify({ level: levelName, time: new Date().toISOString(), msg: message, ...serialise(extra) })}\n`)
   }
   return {
     info: (object, message) => write('info', object, message),

@@ -1,9 +1,7 @@
-import { parseArgs } from 'node:util'
 import { rebuildReadModel } from '@waybill/projector'
-import type { CliCommand } from '../command.js'
-import { loadConfig } from '../config.js'
-import { openStore } from '../open-store.js'
+import { defineCommand } from '../command.js'
 import { rebuildProgress } from '../progress.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill rebuild [--projection orders]
 
@@ -18,32 +16,20 @@ rebuild.
 
   --projection <name>  the projection to rebuild; "orders" is the only one (default)`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'rebuild',
-  summary: 'rebuild the read model from the log into a new file, then swap atomically',
   help: HELP,
-  async run(argv) {
-    let projection: string
-    try {
-      const parsed = parseArgs({ args: [...argv], options: { projection: { type: 'string', default: 'orders' } } })
-      projection = parsed.values.projection
-    } catch (error) {
-      process.stderr.write(`waybill rebuild: ${(error as Error).message}\n\n${HELP}\n`)
-      return 2
-    }
+  options: { projection: { type: 'string', default: 'orders' } },
+  async run({ values: { projection }, env, stdout, stderr }) {
     if (projection !== 'orders') {
-      process.stderr.write(`waybill rebuild: unknown projection "${projection}" (known: orders)\n`)
+      stderr.write(`waybill rebuild: unknown projection "${projection}" (known: orders)\n`)
       return 2
     }
-    const config = loadConfig()
-    const opened = await openStore(config, { create: false, writer: 'inline' })
-    try {
-      const progress = rebuildProgress(process.stderr)
+    return withStore(env, { create: false, writer: 'inline' }, async (opened, config) => {
+      const progress = rebuildProgress(stderr)
       const result = await rebuildReadModel({ store: opened.store, dataDir: config.dataDir, onProgress: progress.onProgress })
-      process.stdout.write(`rebuilt ${projection}: ${progress.finish(result.events, result.elapsedMs)}; now serving ${result.path}\n`)
+      stdout.write(`rebuilt ${projection}: ${progress.finish(result.events, result.elapsedMs)}; now serving ${result.path}\n`)
       return 0
-    } finally {
-      await opened.close()
-    }
+    })
   },
-}
+})

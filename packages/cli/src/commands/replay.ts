@@ -1,11 +1,9 @@
-import { parseArgs } from 'node:util'
 import {
   evolve, isAccountId, isOrderEventType, orderDecider, SANDBOX_ACCOUNT, streamNameFor, type OrderEvent, type OrderState,
 } from '@waybill/domain'
 import { verifyStreamChain, type RecordedEvent } from '@waybill/event-store'
-import type { CliCommand } from '../command.js'
-import { loadConfig } from '../config.js'
-import { openStore } from '../open-store.js'
+import { defineCommand, UsageError } from '../command.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill replay <order_id> [--account <account>] [--json]
 
@@ -17,49 +15,39 @@ content and the next event's prev_hash). Exit code 0 when the chain holds, 1 whe
   --account <account>  the account that owns the order (default: sandbox)
   --json               one JSON document instead of text`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'replay',
-  summary: "print an order's events, its state after each, and check its hash chain",
   help: HELP,
-  async run(argv) {
-    let parsed
-    try {
-      parsed = parseArgs({ args: [...argv], options: { account: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true })
-    } catch (error) {
-      process.stderr.write(`waybill replay: ${(error as Error).message}\n\n${HELP}\n`)
-      return 2
-    }
-    const [orderId, ...extra] = parsed.positionals
-    const account = parsed.values.account ?? SANDBOX_ACCOUNT
-    if (orderId === undefined || extra.length > 0 || !isAccountId(account)) {
-      process.stderr.write(`waybill replay: ${orderId === undefined ? 'an order_id is required' : extra.length > 0 ? `unexpected argument "${extra[0]}"` : `not an account id: ${account}`}\n\n${HELP}\n`)
-      return 2
-    }
-    const opened = await openStore(loadConfig(), { create: false, writer: 'inline' })
-    try {
+  options: { account: { type: 'string' }, json: { type: 'boolean' } },
+  positionals: true,
+  async run({ values, positionals, env, stdout, stderr }) {
+    const [orderId, ...extra] = positionals
+    const account = values.account ?? SANDBOX_ACCOUNT
+    if (orderId === undefined) throw new UsageError('an order_id is required')
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`)
+    if (!isAccountId(account)) throw new UsageError(`not an account id: ${account}`)
+    return withStore(env, { create: false, writer: 'inline' }, async (opened) => {
       const stream = streamNameFor(account, orderId)
       const events = await opened.store.readStream(stream)
       if (events.length === 0) {
-        process.stderr.write(`waybill replay: no order ${orderId} in account ${account} (stream ${stream} is empty)\n`)
+        stderr.write(`waybill replay: no order ${orderId} in account ${account} (stream ${stream} is empty)\n`)
         return 1
       }
       const steps = stateAfterEach(events)
       const chain = verifyStreamChain(events)
-      if (parsed.values.json === true) {
-        process.stdout.write(`${JSON.stringify({ stream, events: steps.map(({ event, state }) => ({ ...eventJson(event), state })), chain }, null, 2)}\n`)
+      if (values.json === true) {
+        stdout.write(`${JSON.stringify({ stream, events: steps.map(({ event, state }) => ({ ...eventJson(event), state })), chain }, null, 2)}\n`)
       } else {
-        process.stdout.write(`stream ${stream}: ${events.length} event(s)\n`)
-        for (const { event, state } of steps) process.stdout.write(textOf(event, state))
-        process.stdout.write(chain.ok
+        stdout.write(`stream ${stream}: ${events.length} event(s)\n`)
+        for (const { event, state } of steps) stdout.write(textOf(event, state))
+        stdout.write(chain.ok
           ? `hash chain: ok (${events.length} events, head ${events.at(-1)?.hash})\n`
           : `hash chain: BROKEN at revision ${chain.revision}: ${chain.reason}\n`)
       }
       return chain.ok ? 0 : 1
-    } finally {
-      await opened.close()
-    }
+    })
   },
-}
+})
 
 function stateAfterEach(events: readonly RecordedEvent[]): Array<{ event: RecordedEvent; state: Record<string, unknown> }> {
   let state: OrderState = orderDecider.initialState()

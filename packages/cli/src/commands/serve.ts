@@ -4,12 +4,11 @@ import { join } from 'node:path'
 import { startServer } from '@waybill/http'
 import { KeyRing } from '@waybill/keys'
 import { AuditLog, ReadModel } from '@waybill/projector'
-import type { CliCommand } from '../command.js'
+import { aborted, defineCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
 import { startProjectorThread, type ProjectorThread } from '../projector-thread.js'
-import { closeOnSignals } from '../shutdown.js'
 import { openAudit } from '../audit-setup.js'
 import { explainStartError } from '../start-errors.js'
 
@@ -25,24 +24,19 @@ of its own, unless --no-projector is given (then run \`waybill projector\` as it
 
 Configuration comes from the environment; see README.md ("Configuration").`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'serve',
-  summary: 'run the HTTPS ingress (and the plain-HTTP refusal listener)',
   help: HELP,
-  async run(argv) {
-    // --no-projector is the only option serve takes.
-    const withProjector = !argv.includes('--no-projector')
-    argv = argv.filter((arg) => arg !== '--no-projector')
-    if (argv.length > 0) {
-      process.stderr.write(`waybill serve: unexpected argument "${argv[0] ?? ''}"\n\n${HELP}\n`)
-      return 2
-    }
-    const config = loadConfig()
+  options: { 'no-projector': { type: 'boolean' } },
+  longRunning: true,
+  async run({ values, env, stdout, stderr, signal }) {
+    const withProjector = values['no-projector'] !== true
+    const config = loadConfig(env)
     // Before the store opens: SQLite gives its -wal and -shm files the database file's mode.
     const loosened = existsSync(config.dataDir) ? await tightenDataDir(config.dataDir) : []
     const opened = await openStore(config).catch((error: unknown) => { throw explainStartError(error, config) })
     if (loosened.length > 0) {
-      process.stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
+      stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
     }
     const readModel = new ReadModel(config.dataDir)
     const auditLog = new AuditLog(config.dataDir)
@@ -98,18 +92,17 @@ export const command: CliCommand = {
       `waybill: auditors' console at ${server.httpsUrl}/console/`,
       `waybill: metrics at ${server.metricsUrl ?? '(not served)'}`,
     ]
-    process.stdout.write(`${lines.join('\n')}\n`)
-    const running = server
-    return closeOnSignals(async () => {
-      await running.close()
-      await projector?.stop()
-      readModel.close()
-      auditLog.close()
-      audit.close()
-      await opened.close()
-    }, { log: (line) => process.stderr.write(`${line}\n`) })
+    stdout.write(`${lines.join('\n')}\n`)
+    await aborted(signal)
+    await server.close()
+    await projector?.stop()
+    readModel.close()
+    auditLog.close()
+    audit.close()
+    await opened.close()
+    return 0
   },
-}
+})
 
 /**
  * A line when replacement keys (issued because their keys were sent over plain HTTP) still wait

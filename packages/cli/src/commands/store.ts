@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util'
 import { runPreflight, scratchCategory, type PreflightResult } from '@waybill/event-store'
-import type { CliCommand } from '../command.js'
-import { loadConfig } from '../config.js'
+import { defineCommand, UsageError } from '../command.js'
 import { openStore } from '../open-store.js'
+import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill store check [--json]
 
@@ -17,46 +16,36 @@ Exit code 0 only when every check holds; 1 otherwise; 2 on a usage error.
 
   --json   one JSON document instead of the table`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'store',
-  summary: 'check that the configured event store keeps every promise Waybill relies on',
   help: HELP,
-  async run(argv) {
-    let json: boolean
-    try {
-      const { values, positionals } = parseArgs({ args: [...argv], options: { json: { type: 'boolean' } }, allowPositionals: true })
-      if (positionals.length !== 1 || positionals[0] !== 'check') throw new Error('expected the subcommand "check"')
-      json = values.json === true
-    } catch (error) {
-      process.stderr.write(`waybill store: ${(error as Error).message}\n\n${HELP}\n`)
-      return 2
-    }
-    const config = loadConfig()
-    const open = async () => (await openStore(config)).store
-    const opened = await openStore(config)
-    try {
+  options: { json: { type: 'boolean' } },
+  positionals: true,
+  async run({ values, positionals, env, stdout }) {
+    if (positionals.length !== 1 || positionals[0] !== 'check') throw new UsageError('expected the subcommand "check"')
+    const json = values.json === true
+    return withStore(env, {}, async (opened, config) => {
+      const open = async () => (await openStore(config)).store
       const info = await opened.store.serverInfo?.()
       const category = scratchCategory()
       if (!json) {
-        process.stdout.write(`store: ${info === undefined ? config.store : `${info.kind}, ${info.version}, ${info.location}`}\n`)
-        process.stdout.write(`scratch category: ${category}\n\n`)
+        stdout.write(`store: ${info === undefined ? config.store : `${info.kind}, ${info.version}, ${info.location}`}\n`)
+        stdout.write(`scratch category: ${category}\n\n`)
       }
       const results = await runPreflight(opened.store, {
         open, category,
-        onResult: (result) => { if (!json) process.stdout.write(`${row(result)}\n`) },
+        onResult: (result) => { if (!json) stdout.write(`${row(result)}\n`) },
       })
       const failed = results.filter((result) => !result.ok).length
       if (json) {
-        process.stdout.write(`${JSON.stringify({ store: info ?? { kind: config.store }, category, ok: failed === 0, checks: results }, null, 2)}\n`)
+        stdout.write(`${JSON.stringify({ store: info ?? { kind: config.store }, category, ok: failed === 0, checks: results }, null, 2)}\n`)
       } else {
-        process.stdout.write(`\n${failed === 0 ? `all ${results.length} checks hold` : `${failed} of ${results.length} checks FAILED`}\n`)
+        stdout.write(`\n${failed === 0 ? `all ${results.length} checks hold` : `${failed} of ${results.length} checks FAILED`}\n`)
       }
       return failed === 0 ? 0 : 1
-    } finally {
-      await opened.close()
-    }
+    })
   },
-}
+})
 
 /** One line of the table: verdict, name, time, and why it failed. */
 function row(result: PreflightResult): string {

@@ -1,8 +1,6 @@
-import { parseArgs } from 'node:util'
 import { ReadModel, verifyOrders } from '@waybill/projector'
-import type { CliCommand } from '../command.js'
-import { loadConfig } from '../config.js'
-import { openStore } from '../open-store.js'
+import { defineCommand } from '../command.js'
+import { withStore } from '../with-store.js'
 import { progressReporter } from '../progress.js'
 
 const HELP = `Usage: waybill verify [--json]
@@ -15,25 +13,17 @@ is whole, every chain holds and every row matches; 1 otherwise; 2 on a usage err
 
   --json   one JSON document instead of text`
 
-export const command: CliCommand = {
+export const command = defineCommand({
   name: 'verify',
-  summary: 'check every hash chain and that the read model matches the log',
   help: HELP,
-  async run(argv) {
-    let json: boolean
-    try {
-      json = parseArgs({ args: [...argv], options: { json: { type: 'boolean' } } }).values.json === true
-    } catch (error) {
-      process.stderr.write(`waybill verify: ${(error as Error).message}\n\n${HELP}\n`)
-      return 2
-    }
-    const config = loadConfig()
-    const opened = await openStore(config, { create: false, writer: 'inline' })
+  options: { json: { type: 'boolean' } },
+  run: ({ values, env, stdout, stderr }) => withStore(env, { create: false, writer: 'inline' }, async (opened, config) => {
+    const json = values.json === true
     // An audit changes nothing: an older read model is reported, not migrated.
     const readModel = new ReadModel(config.dataDir, { migrate: false })
     try {
       const started = performance.now()
-      const progress = progressReporter(process.stderr, 'streams')
+      const progress = progressReporter(stderr, 'streams')
       const report = await verifyOrders({
         store: opened.store,
         readModel,
@@ -44,7 +34,7 @@ export const command: CliCommand = {
       const ok = report.ok && (gaps === null || gaps.missing === 0)
       if (json) {
         const log = gaps === null ? null : { missing_positions: gaps.missing, gap_starts: gaps.firstMissing.map(String) }
-        process.stdout.write(`${JSON.stringify({ ...report, log, ok }, null, 2)}\n`)
+        stdout.write(`${JSON.stringify({ ...report, log, ok }, null, 2)}\n`)
         return ok ? 0 : 1
       }
       const lines = [
@@ -63,11 +53,10 @@ export const command: CliCommand = {
             report.mismatches.length > 0 ? `${report.mismatches.length} read-model mismatch(es)` : '',
           ].filter(Boolean).join(', ')}`,
       ]
-      process.stdout.write(`${lines.join('\n')}\n`)
+      stdout.write(`${lines.join('\n')}\n`)
       return ok ? 0 : 1
     } finally {
       readModel.close()
-      await opened.close()
     }
-  },
-}
+  }),
+})

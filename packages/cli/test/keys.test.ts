@@ -4,13 +4,13 @@ import { join } from 'node:path'
 import t from 'tap'
 import { openSqliteEventStore } from '@waybill/event-store'
 import { KeyRing } from '@waybill/keys'
-import { runWaybill } from './waybill-process.js'
+import { runWaybill } from '../src/testing.js'
 
 t.test('waybill keys: create, list, rotate, revoke, help and errors', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-keys-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const env = { WAYBILL_DATA_DIR: dir }
-  const keys = (...args: string[]) => runWaybill(['keys', ...args], env)
+  const keys = (...args: string[]) => runWaybill(['keys', ...args], { env })
 
   const early = await keys('list')
   t.equal(early.code, 1, 'list before any key: no store here yet')
@@ -60,14 +60,14 @@ t.test('waybill keys: create, list, rotate, revoke, help and errors', async (t) 
   const help = await keys('--help')
   t.equal(help.code, 0)
   t.match(help.stdout, /create --account/)
-  t.equal((await runWaybill(['serve', '--help'], env)).code, 0)
+  t.equal((await runWaybill(['serve', '--help'], { env })).code, 0)
 })
 
 t.test('waybill keys: headers, one-line usage errors, labels, expiry, update, grace, revoke by key, auditor keys, last use', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-keys-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const env = { WAYBILL_DATA_DIR: dir }
-  const keys = (...args: string[]) => runWaybill(['keys', ...args], env)
+  const keys = (...args: string[]) => runWaybill(['keys', ...args], { env })
   const rows = async () => JSON.parse((await keys('list', '--json')).stdout) as Array<Record<string, unknown>>
 
   for (const args of [['explode'], [], ['create', '--bogus'], ['rotate'], ['update', 'AbCdEfGh1234'], ['rotate', 'AbCdEfGh1234', '--grace', '31d'],

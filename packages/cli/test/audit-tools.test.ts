@@ -1,39 +1,14 @@
-import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
-import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type OrderCommand, type WireEvent } from '@waybill/domain'
-import { handleCommand, openSqliteEventStore } from '@waybill/event-store'
-import { MAIN, runWaybill } from './waybill-process.js'
+import { runWaybill } from '../src/testing.js'
+import { seeded } from './seeded-store.js'
 
-/** `waybill <args>` as its own process, on `dataDir`. */
-const waybill = (dataDir: string, args: readonly string[]) => runWaybill(args, { WAYBILL_DATA_DIR: dataDir })
-
-function cmd(account: string, event: WireEvent, data: Record<string, unknown>): OrderCommand {
-  return { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
-}
-
-/** Three orders through the real command handler, then the read model built by `waybill rebuild`. */
-async function seeded(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'waybill-audit-'))
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
-  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })
-  const metadata = { received_at: '2025-05-01T00:00:00Z', key_id: 'k', request_id: 'r', schema_version: SCHEMA_VERSION }
-  const run = (account: string, c: OrderCommand) => handleCommand(store, streamNameFor(account, c.data.order_id), orderDecider, c, { metadata })
-  for (const id of ['A-1', 'A-2', 'A-3']) {
-    await run('sandbox', cmd('sandbox', 'ORDER_ADD', { order_id: id, customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' }))
-  }
-  await run('sandbox', cmd('sandbox', 'ORDER_UPDATE', { order_id: 'A-1', status: 'in_progress', address: '2 Main', delivery_date: '2025-05-03T00:00:00Z', event_date: '2025-05-01T01:00:00Z' }))
-  await run('sandbox', cmd('sandbox', 'ORDER_CANCELED', { order_id: 'A-1', reason: 'gone', event_date: '2025-05-01T02:00:00Z' }))
-  await run('acme', cmd('acme', 'ORDER_ADD', { order_id: 'A-1', customer: 'x', location: 'y', status: 'in_progress', address: 'far', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' }))
-  await store.close()
-  return dataDir
-}
+/** `waybill <args>` on `dataDir`. */
+const waybill = (dataDir: string, args: readonly string[]) => runWaybill(args, { env: { WAYBILL_DATA_DIR: dataDir } })
 
 t.test('replay prints each event and the state after it; the chain holds', async (t) => {
   const dataDir = await seeded(t)
@@ -119,32 +94,4 @@ t.test('replay, verify, rebuild, audit rebuild on a data dir with no store refus
     t.match(out.stderr, /no event store at .*dta\/events\.sqlite: check WAYBILL_DATA_DIR/, args.join(' '))
   }
   t.notOk(existsSync(typo), 'the mistyped directory was not created')
-})
-
-t.test('scripts/replay-order.sh reads a relative WAYBILL_DATA_DIR from where it is run', async (t) => {
-  const dataDir = await seeded(t)
-  const script = fileURLToPath(new URL('../../../scripts/replay-order.sh', import.meta.url))
-  const cwd = join(dataDir, '..')
-  const out = await promisify(execFile)(script, ['A-2'], { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir.slice(cwd.length + 1) } })
-  t.match(out.stdout, /stream order-sandbox-A-2: 1 event\(s\)[\s\S]*hash chain: ok/)
-  const missing = await promisify(execFile)(script, ['A-2'], { cwd, env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: 'nowhere' } })
-    .then(() => null, (error: unknown) => error as { code: number; stderr: string })
-  t.equal(missing?.code, 1)
-  t.match(missing?.stderr, /no event store at .*nowhere/)
-})
-
-t.test('a command whose reader goes away (| head) stops quietly with exit 0', async (t) => {
-  const dataDir = await seeded(t)
-  const child = spawn(process.execPath, [MAIN, 'projector', '--status-every', '1'], {
-    env: { PATH: process.env['PATH'] ?? '', WAYBILL_DATA_DIR: dataDir, WAYBILL_PROJECTOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  // Like `head -1`: read one chunk, then close the pipe; the next status line meets EPIPE.
-  child.stdout.once('data', () => child.stdout.destroy())
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)))
-  clearTimeout(killer)
-  t.equal(code, 0, stderr)
-  t.notMatch(stderr, /EPIPE/)
 })
