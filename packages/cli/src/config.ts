@@ -27,6 +27,10 @@ export interface WaybillConfig {
   readonly addressRateLimit: number
   /** Open connections each listener holds at most. */
   readonly maxConnections: number
+  /** Connections one client address may hold per listener, and plain-HTTP connections open at once. */
+  readonly connectionLimits: { readonly perAddress: number; readonly plainConnections: number }
+  /** Refused keys one client address may present per minute before it is refused unheard. */
+  readonly failedKeysPerAddress: number
   /** The TLS offer: protocol floor and cipher list (undefined: Mozilla "intermediate"). */
   readonly tlsPolicy: { readonly minVersion: 'TLSv1.2' | 'TLSv1.3'; readonly ciphers?: string }
   /** Whether the sandbox test key exists (off in production). */
@@ -69,7 +73,8 @@ export const CONFIG_SCHEMA = {
   required: [
     'WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_STORE', 'WAYBILL_RATE_LIMIT',
     'WAYBILL_RATE_LIMIT_WINDOW_MS', 'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST',
-    'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS', 'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR',
+    'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS', 'WAYBILL_MAX_CONNECTIONS_PER_ADDRESS', 'WAYBILL_MAX_PLAIN_CONNECTIONS',
+    'WAYBILL_FAILED_KEYS_PER_ADDRESS', 'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR',
     'WAYBILL_AUDIT_HEAD_EVERY_EVENTS', 'WAYBILL_AUDIT_HEAD_EVERY_MS', 'LOG_LEVEL',
   ],
   properties: {
@@ -93,6 +98,9 @@ export const CONFIG_SCHEMA = {
     WAYBILL_PROJECTOR_PORT: port(
       '`waybill projector`\'s plain-HTTP listener: `/healthz`, `/readyz` (the store answers), `/metrics` (lag in events)', 9465),
     WAYBILL_MAX_CONNECTIONS: count('open connections each listener holds at most; past it new ones are refused', 4096),
+    WAYBILL_MAX_CONNECTIONS_PER_ADDRESS: count('open connections one client address may hold on each listener (a trusted proxy is not counted); past it its new ones are closed', 256),
+    WAYBILL_MAX_PLAIN_CONNECTIONS: count('plain-HTTP connections open at once (each is answered `insecure_connection` and closed a second later); at most a quarter of `WAYBILL_MAX_CONNECTIONS` counts', 64),
+    WAYBILL_FAILED_KEYS_PER_ADDRESS: count('refused API keys one client address may present per minute; past it its requests answer `429` before any key lookup until the minute ends', 20),
     WAYBILL_TLS_MIN_VERSION: oneOf(['TLSv1.2', 'TLSv1.3'], 'TLSv1.2', 'oldest TLS version offered'),
     WAYBILL_TLS_CIPHERS: text(
       'OpenSSL cipher list (TLS 1.3 and 1.2 suites); unset: Mozilla "intermediate" (AEAD suites with forward secrecy only)'),
@@ -177,6 +185,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     rateLimit: { max: values.WAYBILL_RATE_LIMIT, windowMs: values.WAYBILL_RATE_LIMIT_WINDOW_MS },
     addressRateLimit: values.WAYBILL_RATE_LIMIT_PER_ADDRESS,
     maxConnections: values.WAYBILL_MAX_CONNECTIONS,
+    connectionLimits: { perAddress: values.WAYBILL_MAX_CONNECTIONS_PER_ADDRESS, plainConnections: values.WAYBILL_MAX_PLAIN_CONNECTIONS },
+    failedKeysPerAddress: values.WAYBILL_FAILED_KEYS_PER_ADDRESS,
     tlsPolicy: {
       minVersion: values.WAYBILL_TLS_MIN_VERSION,
       ...(values.WAYBILL_TLS_CIPHERS !== undefined ? { ciphers: values.WAYBILL_TLS_CIPHERS } : {}),

@@ -20,6 +20,8 @@ const DEFAULTS: WaybillConfig = {
   rateLimit: { max: 1000, windowMs: 1000 },
   addressRateLimit: 5000,
   maxConnections: 4096,
+  connectionLimits: { perAddress: 256, plainConnections: 64 },
+  failedKeysPerAddress: 20,
   tlsPolicy: { minVersion: 'TLSv1.2' },
   sandbox: true,
   audit: { keyDir: join(homedir(), '.config', 'waybill', 'audit-key'), headEveryEvents: 1000, headEveryMs: 10000 },
@@ -41,7 +43,7 @@ t.test('the schema is data: every variable has a description, and the defaults a
   t.same(NAMES, ['WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_TLS_CERT', 'WAYBILL_TLS_KEY',
     'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
     'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS',
-    'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR', 'WAYBILL_AUDIT_HEAD_EVERY_EVENTS',
+    'WAYBILL_MAX_CONNECTIONS_PER_ADDRESS', 'WAYBILL_MAX_PLAIN_CONNECTIONS', 'WAYBILL_FAILED_KEYS_PER_ADDRESS', 'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR', 'WAYBILL_AUDIT_HEAD_EVERY_EVENTS',
     'WAYBILL_AUDIT_HEAD_EVERY_MS', 'LOG_LEVEL'])
   for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
   const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
@@ -78,6 +80,9 @@ t.test('each variable: good values and what they become', async (t) => {
     [{ WAYBILL_PROJECTOR_PORT: '9100' }, { projectorPort: 9100 }],
     [{ WAYBILL_RATE_LIMIT_PER_ADDRESS: '20000' }, { addressRateLimit: 20000 }],
     [{ WAYBILL_MAX_CONNECTIONS: '100' }, { maxConnections: 100 }],
+    [{ WAYBILL_MAX_CONNECTIONS_PER_ADDRESS: '8' }, { connectionLimits: { perAddress: 8, plainConnections: 64 } }],
+    [{ WAYBILL_MAX_PLAIN_CONNECTIONS: '4' }, { connectionLimits: { perAddress: 256, plainConnections: 4 } }],
+    [{ WAYBILL_FAILED_KEYS_PER_ADDRESS: '1000' }, { failedKeysPerAddress: 1000 }],
     [{ WAYBILL_TLS_MIN_VERSION: 'TLSv1.3' }, { tlsPolicy: { minVersion: 'TLSv1.3' } }],
     [{ WAYBILL_TLS_CIPHERS: 'TLS_AES_256_GCM_SHA384' }, { tlsPolicy: { minVersion: 'TLSv1.2', ciphers: 'TLS_AES_256_GCM_SHA384' } }],
     [{ WAYBILL_SANDBOX: 'off' }, { sandbox: false }],

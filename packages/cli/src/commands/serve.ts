@@ -57,6 +57,8 @@ export const command = defineCommand({
         addressLimit: { max: config.addressRateLimit, windowMs: config.rateLimit.windowMs },
         metrics: config.metrics,
         maxConnections: config.maxConnections,
+        connectionLimits: config.connectionLimits,
+        failedKeyLimit: { max: config.failedKeysPerAddress, windowMs: 60_000 },
         tlsPolicy: config.tlsPolicy,
         sandboxKey: config.sandbox,
       }, {
