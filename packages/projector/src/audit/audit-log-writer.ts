@@ -1,5 +1,5 @@
-import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
+import { openProjectionFile } from '../generation/projection-file.js'
 import { ORDER_CATEGORY } from '@waybill/domain'
 import { categoryOf, comparePositions, type Position, type ProjectionEvent } from '@waybill/event-store'
 import type { AppliedCount, ProjectionWriter } from '../runner/projection.js'
@@ -37,23 +37,7 @@ export class AuditLogWriter implements ProjectionWriter {
   private readonly applyInTransaction: (events: readonly ProjectionEvent[], through: Position | null) => AppliedCount
 
   constructor(readonly path: string, options: AuditLogOpenOptions = {}) {
-    this.db = new Sqlite(path)
-    if (options.bulk === true) {
-      this.db.pragma('journal_mode = OFF')
-      this.db.pragma('synchronous = OFF')
-      this.db.pragma('cache_size = -65536')
-    } else {
-      this.db.pragma('journal_mode = WAL')
-      this.db.pragma('synchronous = NORMAL')
-      this.db.pragma('busy_timeout = 5000')
-    }
-    try {
-      createAuditLogSchema(this.db, options.bulk !== true)
-    } catch (error) {
-      // The loop retries a refused file with back-off: no handle per try.
-      this.db.close()
-      throw error
-    }
+    this.db = openProjectionFile(path, options.bulk === true, createAuditLogSchema)
     this.tree = new MerkleReader(this.db)
     this.appender = new MerkleAppender(this.db)
     this.selectCheckpoint = this.db.prepare('SELECT commit_position, prepare_position FROM checkpoint WHERE one = 1')

@@ -1,5 +1,5 @@
-import Sqlite from 'better-sqlite3'
 import type { Database, Statement } from 'better-sqlite3'
+import { openProjectionFile } from '../generation/projection-file.js'
 import { parseOrderStreamName } from '@waybill/domain'
 import { comparePositions, type Position, type ProjectionEvent } from '@waybill/event-store'
 import { evolveOrderRow } from './fold.js'
@@ -44,23 +44,7 @@ export class ReadModelWriter implements ProjectionWriter<BatchOutcome> {
   private memoryIsComplete = true
 
   constructor(readonly path: string, options: OpenOptions = {}) {
-    this.db = new Sqlite(path)
-    if (options.bulk === true) {
-      this.db.pragma('journal_mode = OFF')
-      this.db.pragma('synchronous = OFF')
-      this.db.pragma('cache_size = -65536')
-    } else {
-      this.db.pragma('journal_mode = WAL')
-      this.db.pragma('synchronous = NORMAL')
-      this.db.pragma('busy_timeout = 5000')
-    }
-    try {
-      createSchema(this.db, options.bulk !== true)
-    } catch (error) {
-      // The projector retries a refused file (newer schema) with back-off: no handle per try.
-      this.db.close()
-      throw error
-    }
+    this.db = openProjectionFile(path, options.bulk === true, createSchema)
     this.selectRow = this.db.prepare('SELECT * FROM orders WHERE account = ? AND order_id = ?')
     this.upsertRow = this.db.prepare(
       `INSERT OR REPLACE INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')})`,

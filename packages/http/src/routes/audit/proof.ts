@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { LIMITS, streamNameFor, WaybillError } from '@waybill/domain'
+import { LIMITS } from '@waybill/domain'
 import type { EventStore } from '@waybill/event-store'
 import { toHex } from '@waybill/merkle'
 import { eventLeafHash, type AuditLog, type HeadStore } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { json, problems } from '../../openapi/responses.js'
-import { accountRead, logAuditorRead } from '../orders/auditor.js'
+import { readOrderStream } from '../orders/auditor.js'
 import { eventPage } from '../orders/event-page.js'
 import { OrderParams, ProofQuery } from '../orders/schemas.js'
 import { ProofSchema } from './schemas.js'
@@ -21,12 +21,7 @@ export function getProof(fastify: FastifyInstance, tree: AuditLog, store: EventS
       summary: 'Each event of one order: its leaf in the audit log and its inclusion proof against the latest signed head',
     }, { params: OrderParams, querystring: ProofQuery, response: { 200: json(ProofSchema, 'The order\'s leaves and inclusion proofs', { rateLimited: true }), ...problems(['bad_request', 'not_found'], { keyed: true }) } }),
   }, async (request) => {
-    const { access, account } = accountRead(request)
-    const orderId = request.params.order_id
-    const stream = streamNameFor(account, orderId)
-    const events = await store.readStream(stream)
-    if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
-    if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
+    const { stream, events } = await readOrderStream(request, request.params.order_id, store)
     const size = tree.size()
     const head = heads.latest()
     const leaves = new Map(tree.leavesOf(stream).map((leaf) => [leaf.revision, leaf]))

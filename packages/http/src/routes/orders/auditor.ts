@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { ReadAccess } from '@waybill/keys'
-import { isAccountId, WaybillError } from '@waybill/domain'
+import { isAccountId, streamNameFor, WaybillError } from '@waybill/domain'
+import type { EventStore } from '@waybill/event-store'
 
 /** The query string as sent, so that a parameter the route schema does not know is seen too. */
 export function queryOf(request: FastifyRequest): URLSearchParams {
@@ -49,4 +50,17 @@ export function readerOf(request: FastifyRequest): ReadAccess {
 export function accountRead(request: FastifyRequest): { readonly access: ReadAccess; readonly account: string } {
   const access = readerOf(request)
   return { access, account: access.auditor ? auditedAccount(request) : access.account }
+}
+
+/**
+ * The stream of the order a one-order route names, read whole from the event store, for a caller
+ * that may read it: `not_found` when it holds no event; an auditor's read is logged.
+ */
+export async function readOrderStream(request: FastifyRequest, orderId: string, store: Pick<EventStore, 'readStream'>) {
+  const { access, account } = accountRead(request)
+  const stream = streamNameFor(account, orderId)
+  const events = await store.readStream(stream)
+  if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
+  if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
+  return { access, account, stream, events }
 }

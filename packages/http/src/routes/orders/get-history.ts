@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { LIMITS, streamNameFor, WaybillError } from '@waybill/domain'
+import { LIMITS } from '@waybill/domain'
 import { verifyStreamChain, type EventStore } from '@waybill/event-store'
 import type { AuditLog } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { ref } from '../../openapi/ref.js'
 import { json, problems } from '../../openapi/responses.js'
-import { accountRead, logAuditorRead } from './auditor.js'
+import { readOrderStream } from './auditor.js'
 import { eventPage } from './event-page.js'
 import { historyCsv } from './history-csv.js'
 import { statesAfter } from './order-states.js'
@@ -33,12 +33,8 @@ export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: 
       summary: 'Full history of one order, read from the event store, with the state after each event and the chain verdict; ?format=csv for CSV',
     }, { params: OrderParams, querystring: HistoryQuery, response: { 200: historyAnswer, ...problems(['bad_request', 'not_found'], { keyed: true }) } }),
   }, async (request, reply) => {
-    const { access, account } = accountRead(request)
     const orderId = request.params.order_id
-    const stream = streamNameFor(account, orderId)
-    const events = await store.readStream(stream)
-    if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
-    if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
+    const { access, account, stream, events } = await readOrderStream(request, orderId, store)
     const page = eventPage(events, request.query.after, request.query.limit ?? LIMITS.historyPageDefault)
     const leaves = new Map(auditLog.leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
     const states = statesAfter(events)
