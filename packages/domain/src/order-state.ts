@@ -1,4 +1,3 @@
-import type { ImageRef } from './events.js'
 import type { OrderStatus } from './statuses.js'
 
 /** No OrderAdded in the stream yet. */
@@ -8,26 +7,17 @@ export interface NoOrder {
   readonly eventIds: readonly string[]
 }
 
-/** An order, as its stream's facts left it. */
+/**
+ * An order, as far as the rules need it: its status, whether its personal data was erased, and
+ * the ids of its events. Nothing personal: the decider decides on sealed events without opening
+ * them, so the write path never reads a personal value back (docs/design.md#personal-data).
+ */
 export interface ExistingOrder {
   readonly exists: true
   readonly eventIds: readonly string[]
   readonly status: OrderStatus
-  readonly order_id: string
-  readonly customer: string
-  readonly location: string
-  readonly address: string
-  readonly delivery_date: string
-  /** Set by OrderCompleted. */
-  readonly recipient?: string
-  readonly pod?: ImageRef
-  readonly signature?: ImageRef
-  /** Set by OrderCanceled. */
-  readonly reason?: string
-  /** `event_date` of the OrderAdded. */
-  readonly created_date: string
-  /** `event_date` of the last event applied, in stream order. */
-  readonly last_event_date: string
+  /** After PersonalDataErased: the order takes no event any more. */
+  readonly erased: boolean
 }
 
 /** The state `decide` reads: `exists` tells the two cases apart. */

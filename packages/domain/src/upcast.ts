@@ -1,4 +1,5 @@
 import { isOrderEventType, SCHEMA_VERSION, type OrderEvent } from './events.js'
+import { PERSONAL_FIELDS } from './personal.js'
 
 /** A stored order event as a fold reads it: its metadata says which schema version wrote it. */
 export interface StoredOrderEvent {
@@ -20,12 +21,38 @@ export class NewerEventError extends Error {
 /** Takes an event of one schema version to the next. */
 export type Upcaster = (event: { readonly type: string; readonly data: unknown }) => { readonly type: string; readonly data: unknown }
 
+const IMAGE_FIELDS = new Set(['pod', 'signature'])
+
+/**
+ * Version 1 to 2: the personal fields, stored in plain form, move into `personal.plain`; an image
+ * reference `{sha256, media_type, bytes}` stays outside as `{blob: sha256, …}` (its blob holds the
+ * plain bytes under their own sha256) and its sha256 goes into the personal part, as version 2
+ * keeps it. What such an event holds in plain form stays there until `waybill seal` seals it
+ * (docs/design.md#personal-data).
+ */
+export const fromVersion1: Upcaster = (event) => {
+  if (!Object.hasOwn(PERSONAL_FIELDS, event.type) || typeof event.data !== 'object' || event.data === null) return event
+  const personalFields: readonly string[] = PERSONAL_FIELDS[event.type as keyof typeof PERSONAL_FIELDS]
+  const open: Record<string, unknown> = {}
+  const plain: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(event.data)) {
+    if (!personalFields.includes(name)) open[name] = value
+    else if (!IMAGE_FIELDS.has(name)) plain[name] = value
+    else {
+      const { sha256, ...rest } = value as { sha256: string }
+      open[name] = { blob: sha256, ...rest }
+      plain[name] = sha256
+    }
+  }
+  return { type: event.type, data: { ...open, personal: { plain } } }
+}
+
 /**
  * How an event of each older schema version becomes one of the next version: `UPCASTERS[v - 1]`
  * takes version v to v + 1. The one place where the meaning of an old event is translated
- * (docs/design.md#event-versions); there is one version so far, so there is nothing to translate yet.
+ * (docs/design.md#event-versions).
  */
-const UPCASTERS: readonly Upcaster[] = []
+const UPCASTERS: readonly Upcaster[] = [fromVersion1]
 
 /** The schema version a stored event was written with (1 when it says none). */
 export function schemaVersionOf(event: Pick<StoredOrderEvent, 'metadata'>): number {

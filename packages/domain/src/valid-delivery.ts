@@ -1,12 +1,12 @@
 import type { WireEvent } from './commands.js'
-import type { OrderAddedData, OrderCanceledData, OrderCompletedData, OrderUpdatedData } from './events.js'
+import type { OrderAddedFields, OrderCanceledFields, OrderCompletedFields, OrderUpdatedFields } from './events.js'
 import type { DecodedImage } from './image-data-url.js'
 
-export type OrderAddPayload = Omit<OrderAddedData, 'event_date'>
-export type OrderUpdatePayload = Omit<OrderUpdatedData, 'event_date'>
-export type OrderCancelPayload = Omit<OrderCanceledData, 'event_date'>
-/** The images arrive decoded; `toCommand` turns them into ImageRefs once they are stored. */
-export type OrderCompletePayload = Omit<OrderCompletedData, 'event_date' | 'pod' | 'signature'> & {
+export type OrderAddPayload = Omit<OrderAddedFields, 'event_date'>
+export type OrderUpdatePayload = Omit<OrderUpdatedFields, 'event_date'>
+export type OrderCancelPayload = Omit<OrderCanceledFields, 'event_date'>
+/** The images arrive decoded; `toCommand` seals them and keeps their blobs' names. */
+export type OrderCompletePayload = Omit<OrderCompletedFields, 'event_date' | 'pod' | 'signature'> & {
   readonly pod: DecodedImage
   readonly signature?: DecodedImage
 }

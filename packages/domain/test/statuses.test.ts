@@ -13,7 +13,7 @@ t.test('every order status is a wire status or a locked one, and only the locked
 })
 
 t.test('the stored event types', async (t) => {
-  t.same(ORDER_EVENT_TYPES, ['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
+  t.same(ORDER_EVENT_TYPES, ['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled', 'PersonalDataErased'])
   t.ok(ORDER_EVENT_TYPES.every(isOrderEventType))
   for (const other of ['ORDER_ADD', 'KeyIssued', 'orderadded', '']) t.notOk(isOrderEventType(other), other)
 })
