@@ -1,0 +1,101 @@
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto'
+import { canonicalJson, type SealedPersonal } from '@waybill/domain'
+
+/** One order's key: its id (named in every sealed part) and its 32 secret bytes. */
+export interface OrderKey {
+  readonly id: string
+  readonly secret: Buffer
+}
+
+interface DerivedKeys {
+  readonly secret: Buffer
+  /** AES-256-GCM. */
+  readonly encryption: Buffer
+  /** HMAC-SHA256 that picks each nonce from what it seals (below). */
+  readonly nonce: Buffer
+}
+
+const IV_BYTES = 12
+const TAG_BYTES = 16
+
+// The two keys of an order's secret, by HKDF-SHA256 (RFC 5869) with distinct labels; bounded
+// (a few hundred bytes each), as only the orders being written or read at once are held.
+const derived = new Map<string, DerivedKeys>()
+const DERIVED_MAX = 4096
+
+function keysOf(key: OrderKey): DerivedKeys {
+  const cached = derived.get(key.id)
+  if (cached?.secret.equals(key.secret) === true) return cached
+  const expand = (label: string) => Buffer.from(hkdfSync('sha256', key.secret, Buffer.alloc(0), `waybill personal data ${label}`, 32))
+  const keys = { secret: Buffer.from(key.secret), encryption: expand('encryption'), nonce: expand('nonce') }
+  if (derived.size >= DERIVED_MAX) derived.clear()
+  derived.set(key.id, keys)
+  return keys
+}
+
+/** Forgets the derived keys of a destroyed key, so that no copy outlives it in this process. */
+export function forgetKey(keyId: string): void {
+  derived.delete(keyId)
+}
+
+/**
+ * Seals `plain` under the order's key, bound to `context` (the stream and what the bytes are):
+ * AES-256-GCM with the context as associated data, so a sealed part moved to another event or
+ * order does not open. The nonce is the first 12 bytes of an HMAC of the context and the bytes
+ * (a synthetic IV, as in RFC 5297): sealing is deterministic for one key, so an exact retry of a
+ * delivery stores the same bytes and keeps its deterministic event id, and two different
+ * plaintexts never share a nonce. What it reveals: that two sealed values of one order are equal.
+ */
+export function sealBytes(key: OrderKey, context: string, plain: Uint8Array): { readonly iv: Buffer; readonly box: Buffer } {
+  const keys = keysOf(key)
+  const iv = createHmac('sha256', keys.nonce).update(context).update('\0').update(plain).digest().subarray(0, IV_BYTES)
+  const cipher = createCipheriv('aes-256-gcm', keys.encryption, iv)
+  cipher.setAAD(Buffer.from(context))
+  const box = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
+  return { iv, box }
+}
+
+/** The bytes `sealBytes` sealed; throws when they, their nonce or their context were changed. */
+export function openBytes(key: OrderKey, context: string, iv: Uint8Array, box: Uint8Array): Buffer {
+  if (iv.length !== IV_BYTES || box.length < TAG_BYTES) throw new SealBrokenError('a sealed value of the wrong length')
+  const decipher = createDecipheriv('aes-256-gcm', keysOf(key).encryption, iv)
+  decipher.setAAD(Buffer.from(context))
+  decipher.setAuthTag(box.subarray(box.length - TAG_BYTES))
+  try {
+    return Buffer.concat([decipher.update(box.subarray(0, box.length - TAG_BYTES)), decipher.final()])
+  } catch {
+    throw new SealBrokenError('a sealed value does not open with its key: it was changed, or moved from another event')
+  }
+}
+
+/** Seals a JSON value (its canonical JSON) as an event's personal part. */
+export function sealJson(key: OrderKey, context: string, value: object): SealedPersonal {
+  const { iv, box } = sealBytes(key, context, Buffer.from(canonicalJson(value)))
+  return { key: key.id, iv: iv.toString('base64url'), box: box.toString('base64url') }
+}
+
+/** The JSON value of a sealed personal part. */
+export function openJson(key: OrderKey, context: string, sealed: SealedPersonal): Record<string, unknown> {
+  if (sealed.key !== key.id) throw new SealBrokenError(`sealed with key ${sealed.key}, not with the order's key ${key.id}`)
+  const plain = openBytes(key, context, Buffer.from(sealed.iv, 'base64url'), Buffer.from(sealed.box, 'base64url'))
+  return JSON.parse(plain.toString('utf8')) as Record<string, unknown>
+}
+
+/** An image as its blob keeps it: the nonce, then the sealed bytes and their tag. */
+export function sealImage(key: OrderKey, context: string, image: Uint8Array): Buffer {
+  const { iv, box } = sealBytes(key, context, image)
+  return Buffer.concat([iv, box])
+}
+
+/** The image a blob holds, sealed by `sealImage`. */
+export function openImage(key: OrderKey, context: string, blob: Uint8Array): Buffer {
+  return openBytes(key, context, blob.subarray(0, IV_BYTES), blob.subarray(IV_BYTES))
+}
+
+/** A sealed value that does not open with the key it names: changed behind the store's back. */
+export class SealBrokenError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'SealBrokenError'
+  }
+}

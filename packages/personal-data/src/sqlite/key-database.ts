@@ -1,0 +1,117 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import Database from 'better-sqlite3'
+import type { KeyErasure, KeyLookup } from '../key-store.js'
+import type { OrderKey } from '../seal.js'
+
+/** The key store's file in its directory. */
+export const KEY_DATABASE_FILE = 'subject-keys.sqlite'
+
+/**
+ * One row per order that ever had a key. A destroyed key keeps its row with `secret` and
+ * `customer` null and `erased_at` set: the order is known erased. The index finds a customer's
+ * orders for an erasure or an access request; it holds no row once the customer is erased.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS order_keys (
+  account    TEXT NOT NULL,
+  order_id   TEXT NOT NULL,
+  key_id     TEXT NOT NULL,
+  secret     BLOB,
+  customer   TEXT,
+  created_at TEXT NOT NULL,
+  erased_at  TEXT,
+  PRIMARY KEY (account, order_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS order_keys_by_customer ON order_keys (account, customer, order_id) WHERE customer IS NOT NULL;
+`
+
+const BUSY_TIMEOUT_MS = 5_000
+
+/**
+ * A connection to the key store. Writers fsync every commit (a key must be on disk before the
+ * event it seals is acknowledged) and overwrite what they delete (`secure_delete`), so a destroyed
+ * secret is not left in a free page.
+ */
+export function openKeyDatabase(path: string, options: { readonly readonly?: boolean } = {}): Database.Database {
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly: options.readonly === true, fileMustExist: options.readonly === true })
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    if (options.readonly !== true) {
+      db.pragma('journal_mode = WAL')
+      db.pragma('synchronous = FULL')
+      db.pragma('secure_delete = ON')
+      db.transaction(() => db.exec(SCHEMA)).immediate()
+    }
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+/** A key to make for an order, unless it has one. */
+export interface KeyRequest {
+  readonly account: string
+  readonly orderId: string
+  readonly customer: string
+}
+
+interface KeyRow {
+  readonly key_id: string
+  readonly secret: Buffer | null
+}
+
+const lookupOf = (row: KeyRow | undefined): KeyLookup =>
+  row === undefined ? null : row.secret === null ? 'erased' : { id: row.key_id, secret: row.secret }
+
+/** The reads of one connection, prepared once. */
+export interface KeyStatements {
+  get(account: string, orderId: string): KeyLookup
+  readonly ordersOf: Database.Statement<[string, string], { order_id: string }>
+  readonly customerOf: Database.Statement<[string, string], { customer: string | null }>
+  readonly count: Database.Statement<[], { n: number }>
+}
+
+export function keyStatements(db: Database.Database): KeyStatements {
+  const select = db.prepare<[string, string], KeyRow>('SELECT key_id, secret FROM order_keys WHERE account = ? AND order_id = ?')
+  return {
+    get: (account: string, orderId: string): KeyLookup => lookupOf(select.get(account, orderId)),
+    ordersOf: db.prepare<[string, string], { order_id: string }>('SELECT order_id FROM order_keys WHERE account = ? AND customer = ? ORDER BY order_id'),
+    customerOf: db.prepare<[string, string], { customer: string | null }>('SELECT customer FROM order_keys WHERE account = ? AND order_id = ?'),
+    count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM order_keys'),
+  }
+}
+
+/** The writes of one write connection, prepared once. */
+export function keyWrites(db: Database.Database) {
+  const { get } = keyStatements(db)
+  const insert = db.prepare('INSERT INTO order_keys (account, order_id, key_id, secret, customer, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
+  const erase = db.prepare('UPDATE order_keys SET secret = NULL, customer = NULL, erased_at = ? WHERE account = ? AND order_id = ?')
+  return {
+    /**
+     * Makes the keys of these orders that have none, in one transaction (one fsync for all), and
+     * returns each order's key (or `'erased'`), in the order asked.
+     */
+    create: (requests: readonly KeyRequest[], at: string): Array<OrderKey | 'erased'> => db.transaction(() => requests.map((request) => {
+      insert.run(request.account, request.orderId, randomUUID(), randomBytes(32), request.customer, at)
+      return get(request.account, request.orderId) as OrderKey | 'erased'
+    })).immediate(),
+    /**
+     * Destroys the keys of these orders: their rows keep only that they were (secret and customer
+     * overwritten, `secure_delete` zeroing the old cells), then the WAL is checkpointed and
+     * truncated, so that no page holding them is left in the journal either.
+     */
+    erase: (account: string, orderIds: readonly string[], at: string): Map<string, KeyErasure> => {
+      const outcomes = db.transaction(() => new Map(orderIds.map((orderId): [string, KeyErasure] => {
+        const before = get(account, orderId)
+        if (before === null) return [orderId, 'unknown']
+        if (before === 'erased') return [orderId, 'already_erased']
+        erase.run(at, account, orderId)
+        return [orderId, 'erased']
+      }))).immediate()
+      const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>
+      if (checkpoint[0]?.busy !== 0) throw new Error('the key store\'s journal could not be emptied (a reader held it): erase again to finish')
+      return outcomes
+    },
+  }
+}

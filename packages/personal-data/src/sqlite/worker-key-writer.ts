@@ -1,0 +1,88 @@
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
+import type { OrderKey } from '../seal.js'
+import type { KeyRequest } from './key-database.js'
+import type { KeyWriter } from './key-writer.js'
+import type { FromKeyWorker, PostedKey, ToKeyWorker } from './key-writer-protocol.js'
+
+// Under tap the sources run as TypeScript, so the thread is the `.ts` file; built, `.js`.
+const THREAD_URL = new URL(`./key-writer-thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
+
+const keyOf = (posted: PostedKey): OrderKey | 'erased' =>
+  posted === 'erased' ? posted : { id: posted.id, secret: Buffer.from(posted.secret.buffer, posted.secret.byteOffset, posted.secret.byteLength) }
+
+/** The servers' key writer: a thread that commits every key asked for meanwhile in one transaction. */
+export class WorkerKeyWriter implements KeyWriter {
+  readonly #worker: Worker
+  readonly #port: MessagePort
+  readonly #pending = new Map<number, { resolve: (keys: Array<OrderKey | 'erased'>) => void; reject: (error: Error) => void }>()
+  #nextId = 1
+  #closed: Promise<void> | null = null
+  #broken: Error | null = null
+
+  private constructor(worker: Worker, port: MessagePort) {
+    this.#worker = worker
+    this.#port = port
+    port.on('message', (message: FromKeyWorker) => this.#receive(message))
+    worker.on('error', (error) => this.#fail(error))
+    worker.on('exit', (code) => this.#fail(new Error(`the key writer thread exited (code ${code})`)))
+  }
+
+  static async open(path: string): Promise<WorkerKeyWriter> {
+    const { port1, port2 } = new MessageChannel()
+    const worker = new Worker(THREAD_URL, { workerData: { path, port: port2 }, transferList: [port2] })
+    const first = await new Promise<FromKeyWorker>((resolve, reject) => {
+      port1.once('message', resolve)
+      worker.once('error', reject)
+    })
+    worker.removeAllListeners()
+    if (first.type !== 'ready') {
+      port1.close()
+      await worker.terminate()
+      throw new Error(first.type === 'open_failed' ? first.message : `the key writer thread answered ${first.type}`)
+    }
+    return new WorkerKeyWriter(worker, port1)
+  }
+
+  create(requests: readonly KeyRequest[]): Promise<Array<OrderKey | 'erased'>> {
+    if (this.#broken !== null) return Promise.reject(this.#broken)
+    if (this.#closed !== null) return Promise.reject(new Error('the key store is closed'))
+    const id = this.#nextId++
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject })
+      this.#post({ type: 'create', id, requests })
+    })
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= new Promise<void>((resolve) => {
+      this.#worker.once('exit', () => resolve())
+      this.#post({ type: 'close' })
+    })
+    return this.#closed
+  }
+
+  #post(message: ToKeyWorker): void {
+    this.#port.postMessage(message)
+  }
+
+  #receive(message: FromKeyWorker): void {
+    if (message.type === 'created') {
+      this.#pending.get(message.id)?.resolve(message.keys.map(keyOf))
+      this.#pending.delete(message.id)
+    } else if (message.type === 'failed') {
+      for (const id of message.ids) {
+        this.#pending.get(id)?.reject(new Error(`could not make a subject key: ${message.message}`))
+        this.#pending.delete(id)
+      }
+    } else if (message.type === 'closed') {
+      this.#port.close()
+    }
+  }
+
+  #fail(error: Error): void {
+    if (this.#closed !== null) return
+    this.#broken = error
+    for (const waiter of this.#pending.values()) waiter.reject(error)
+    this.#pending.clear()
+  }
+}

@@ -1,0 +1,41 @@
+import t from 'tap'
+import type { SubjectKeyStore } from '../src/index.js'
+
+/**
+ * What every subject key store keeps (the SQLite one, the in-memory one): run by each adapter's
+ * test with a fresh, empty store from `open`.
+ */
+export function keyStoreContract(name: string, open: (t: Tap.Test) => Promise<SubjectKeyStore>): void {
+  t.test(`${name}: a key is made once per order, with its customer, and found again`, async (t) => {
+    const keys = await open(t)
+    t.equal(await keys.get('acme', 'A-1'), null, 'none before')
+    const made = await keys.create('acme', 'A-1', 'Ada')
+    if (made === 'erased') throw new Error('a new key was erased')
+    t.equal(made.secret.length, 32)
+    t.same(await keys.get('acme', 'A-1'), made)
+    t.same(await keys.create('acme', 'A-1', 'someone else'), made, 'the second create returns the first key')
+    t.equal(await keys.customerOf('acme', 'A-1'), 'Ada', 'and kept the first customer')
+    const other = await keys.create('globex', 'A-1', 'Ada')
+    t.not((other as { id: string }).id, made.id, 'another account, another order, another key')
+    const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => keys.create('acme', `B-${i % 4}`, `C-${i}`)))
+    t.equal(new Set(concurrent.map((key) => (key as { id: string }).id)).size, 4, 'concurrent creates of one order agree on one key')
+  })
+
+  t.test(`${name}: a customer's orders, and an erasure that destroys keys once`, async (t) => {
+    const keys = await open(t)
+    for (const order of ['A-2', 'A-1', 'A-3']) await keys.create('acme', order, 'Ada')
+    await keys.create('acme', 'B-1', 'Bob')
+    await keys.create('globex', 'G-1', 'Ada')
+    t.same(await keys.ordersOf('acme', 'Ada'), ['A-1', 'A-2', 'A-3'])
+    t.same(await keys.ordersOf('acme', 'Nobody'), [])
+    const outcomes = await keys.erase('acme', ['A-1', 'A-2', 'nope'], '2026-01-01T00:00:00Z')
+    t.same([...outcomes], [['A-1', 'erased'], ['A-2', 'erased'], ['nope', 'unknown']])
+    t.equal(await keys.get('acme', 'A-1'), 'erased')
+    t.equal(await keys.customerOf('acme', 'A-1'), null, 'the customer is gone with the key')
+    t.same(await keys.ordersOf('acme', 'Ada'), ['A-3'], 'an erased order is no longer the customer\'s')
+    t.same([...await keys.erase('acme', ['A-1'], '2026-01-02T00:00:00Z')], [['A-1', 'already_erased']])
+    t.equal(await keys.create('acme', 'A-1', 'Ada'), 'erased', 'an erased order gets no new key')
+    t.not(await keys.get('globex', 'G-1'), 'erased', 'another account untouched')
+    t.not(await keys.get('acme', 'B-1'), 'erased', 'another customer untouched')
+  })
+}

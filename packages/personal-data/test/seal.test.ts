@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto'
+import t from 'tap'
+import { openBytes, openImage, openJson, SealBrokenError, sealBytes, sealImage, sealJson, type OrderKey } from '../src/seal.js'
+
+const key = (): OrderKey => ({ id: `k-${randomBytes(4).toString('hex')}`, secret: randomBytes(32) })
+
+t.test('a sealed value opens with its key and context, and only with them', async (t) => {
+  const one = key()
+  const sealed = sealJson(one, 'order-acme-A-1\nOrderAdded', { customer: 'Ada Lovelace', address: '12 Analytical Row' })
+  t.equal(sealed.key, one.id)
+  t.notMatch(JSON.stringify(sealed), /Ada|Lovelace|Analytical/, 'nothing of the values shows')
+  t.same(openJson(one, 'order-acme-A-1\nOrderAdded', sealed), { address: '12 Analytical Row', customer: 'Ada Lovelace' })
+  t.throws(() => openJson(one, 'order-acme-A-2\nOrderAdded', sealed), SealBrokenError, 'moved to another order')
+  t.throws(() => openJson(one, 'order-acme-A-1\nOrderUpdated', sealed), SealBrokenError, 'moved to another event type')
+  t.throws(() => openJson({ ...key(), id: one.id }, 'order-acme-A-1\nOrderAdded', sealed), SealBrokenError, 'another secret')
+  t.throws(() => openJson(key(), 'order-acme-A-1\nOrderAdded', sealed), { message: /sealed with key k-/ }, 'another key')
+  const flipped = Buffer.from(sealed.box, 'base64url')
+  flipped[0] = (flipped[0] as number) ^ 1
+  t.throws(() => openJson(one, 'order-acme-A-1\nOrderAdded', { ...sealed, box: flipped.toString('base64url') }), SealBrokenError, 'a changed byte')
+  t.throws(() => openBytes(one, 'x', Buffer.alloc(3), Buffer.alloc(20)), { message: /wrong length/ })
+  t.throws(() => openBytes(one, 'x', Buffer.alloc(12), Buffer.alloc(15)), { message: /wrong length/ })
+})
+
+t.test('sealing is deterministic for one key: the same value, the same bytes; any change, other bytes and another nonce', async (t) => {
+  const one = key()
+  const a = sealBytes(one, 'ctx', Buffer.from('Ada'))
+  t.same(sealBytes(one, 'ctx', Buffer.from('Ada')), a, 'an exact retry seals to the same bytes')
+  t.not(sealBytes(one, 'ctx', Buffer.from('Adb')).iv.toString('hex'), a.iv.toString('hex'), 'another value, another nonce')
+  t.not(sealBytes(one, 'ctx2', Buffer.from('Ada')).iv.toString('hex'), a.iv.toString('hex'), 'another context, another nonce')
+  t.not(sealBytes(key(), 'ctx', Buffer.from('Ada')).box.toString('hex'), a.box.toString('hex'), 'another key, other bytes')
+  t.equal(a.iv.length, 12)
+  t.equal(a.box.length, 3 + 16, 'the value and a 16-byte tag')
+})
+
+t.test('images: sealed whole, opened whole', async (t) => {
+  const one = key()
+  const image = randomBytes(300_000)
+  const blob = sealImage(one, 'order-acme-A-1\nimage', image)
+  t.equal(blob.length, 12 + image.length + 16)
+  t.equal(blob.indexOf(image.subarray(1000, 1064)), -1, 'no run of the image in the blob')
+  t.same(openImage(one, 'order-acme-A-1\nimage', blob), image)
+  t.throws(() => openImage(one, 'order-acme-A-2\nimage', blob), SealBrokenError)
+})
