@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
 import { loadConfig } from '../src/config.js'
@@ -112,11 +113,11 @@ t.test('no working default password: the placeholders and guessable passwords st
   }
   const configMap = find(all, 'ConfigMap', 'waybill-config')!.data as Record<string, string>
   t.equal(configMap.WAYBILL_SANDBOX, 'off')
-  t.throws(() => loadConfig(configMap), { variable: 'WAYBILL_TRUST_PROXY' }, 'the trusted proxy must be named before anything starts')
+  t.throws(() => loadConfig(configMap), /^WAYBILL_TRUST_PROXY: "REPLACE_ME" is not an IP address or CIDR range/, 'the trusted proxy must be named before anything starts')
 })
 
 t.test('the EventStoreDB users: the writer cannot delete or truncate, the projector cannot write', async (t) => {
-  const users = await import('../../../deploy/esdb-users.mjs') as { DEFAULT_ACL: Record<string, Record<string, string | string[]>>; ALL_READERS: string[]; WRITER: string; READER: string }
+  const users = await import(pathToFileURL(join(DEPLOY, 'esdb-users.mjs')).href) as { DEFAULT_ACL: Record<string, Record<string, string | string[]>>; ALL_READERS: string[]; WRITER: string; READER: string }
   const acl = users.DEFAULT_ACL.$userStreamAcl!
   const holds = (right: string, user: string) => ([acl[right]].flat() as string[]).includes(user)
   t.ok(holds('$r', users.WRITER) && holds('$w', users.WRITER), 'the writer reads and appends')

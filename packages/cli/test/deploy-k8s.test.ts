@@ -77,7 +77,7 @@ t.test('every Waybill container runs on a configuration loadConfig accepts, nami
     t.notOk(mounts.includes('/var/lib/waybill-audit-key') && c.name !== 'projector', `${name}: no signing key`)
   }
   t.throws(() => loadConfig(containerEnv(all, container(workload('Deployment', 'waybill-ingress'), 'ingress'), secrets)),
-    { variable: 'WAYBILL_TRUST_PROXY' }, 'the shipped WAYBILL_TRUST_PROXY placeholder stops the start until the proxy is named')
+    /^WAYBILL_TRUST_PROXY: "REPLACE_ME" is not an IP address or CIDR range/, 'the shipped WAYBILL_TRUST_PROXY placeholder stops the start until the proxy is named')
   const users = (n: string) => /^esdb\+discover:\/\/([^:]+):/.exec(configOf(container(workload(n === 'ingress' ? 'Deployment' : 'StatefulSet', n === 'ingress' ? 'waybill-ingress' : 'waybill-projector'), n)).eventstoreConnectionString ?? '')?.[1]
   t.equal(users('ingress'), 'waybill', 'the ingress appends as waybill')
   t.equal(users('reader'), 'waybill', 'the reader records key use and revocations as waybill')
