@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-import { generateKeyPairSync } from 'node:crypto'
+import { createHash, generateKeyPairSync } from 'node:crypto'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
-import { canonicalJson, eventIdFor, SCHEMA_VERSION, streamNameFor, type WireEvent } from '@waybill/domain'
+import { canonicalJson, SCHEMA_VERSION, streamNameFor, toCommand, type DecodedImage, type ValidDelivery } from '@waybill/domain'
+import { openSqliteKeyStore, orderSealer, type OrderKey, type SubjectKeyStore } from '@waybill/personal-data'
 import {
   categoryOf, hashEvent, openSqliteEventStore, verifyStreamChain, type EventData, type EventStore, type Position,
 } from '@waybill/event-store'
@@ -35,24 +36,35 @@ const PER_ORDER = 4
 const date = (n: number): string => new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString().replace('.000Z', 'Z')
 const metadata = { received_at: '2025-01-01T00:00:00Z', key_id: 'bench', request_id: 'bench', schema_version: SCHEMA_VERSION }
 
-function orderEvents(account: string, n: number): EventData[] {
-  const orderId = `bench-${n}`
-  const event = (wire: WireEvent, type: string, data: Record<string, unknown>): EventData =>
-    ({ id: eventIdFor(account, wire, data), type, data, metadata })
+// One small image, sealed per order as the service seals each (its blob is not stored: the
+// rebuild reads no image).
+const POD_BYTES = Buffer.from('\xff\xd8\xff bench proof of delivery', 'latin1')
+const POD: DecodedImage = { bytes: POD_BYTES, media_type: 'image/jpeg', sha256: createHash('sha256').update(POD_BYTES).digest('hex') }
+
+/** An order's four events as the service stores them: personal fields sealed with the order's key. */
+function orderEvents(account: string, n: number, key: OrderKey): EventData[] {
+  const order_id = `bench-${n}`
+  const sealer = orderSealer(key, streamNameFor(account, order_id))
+  const event = (type: string, valid: ValidDelivery): EventData => {
+    const command = toCommand(account, valid, sealer)
+    return { id: command.eventId, type, data: command.data as unknown as Record<string, unknown>, metadata }
+  }
   return [
-    event('ORDER_ADD', 'OrderAdded', { order_id: orderId, customer: `c-${n % 1000}`, location: `l-${n % 50}`, status: 'pending', address: `${n} Main St`, delivery_date: date(n + 86400), event_date: date(n) }),
-    event('ORDER_UPDATE', 'OrderUpdated', { order_id: orderId, status: 'in_progress', address: `${n} Main St`, delivery_date: date(n + 90000), event_date: date(n + 60) }),
-    event('ORDER_UPDATE', 'OrderUpdated', { order_id: orderId, status: 'in_progress', address: `${n} Side St`, delivery_date: date(n + 90000), event_date: date(n + 120) }),
+    event('OrderAdded', { event: 'ORDER_ADD', event_date: date(n), payload: { order_id, customer: `c-${n % 1000}`, location: `l-${n % 50}`, status: 'pending', address: `${n} Main St`, delivery_date: date(n + 86400) } }),
+    event('OrderUpdated', { event: 'ORDER_UPDATE', event_date: date(n + 60), payload: { order_id, status: 'in_progress', address: `${n} Main St`, delivery_date: date(n + 90000) } }),
+    event('OrderUpdated', { event: 'ORDER_UPDATE', event_date: date(n + 120), payload: { order_id, status: 'in_progress', address: `${n} Side St`, delivery_date: date(n + 90000) } }),
     n % 5 === 0
-      ? event('ORDER_CANCELED', 'OrderCanceled', { order_id: orderId, reason: 'customer asked', event_date: date(n + 180) })
-      : event('ORDER_COMPLETE', 'OrderCompleted', {
-        order_id: orderId, address: `${n} Side St`, delivery_date: date(n + 180), recipient: 'R. Cipient', event_date: date(n + 180),
-        pod: { sha256: n.toString(16).padStart(64, '0'), media_type: 'image/jpeg', bytes: 20_000 },
+      ? event('OrderCanceled', { event: 'ORDER_CANCELED', event_date: date(n + 180), payload: { order_id, reason: 'customer asked' } })
+      : event('OrderCompleted', {
+        event: 'ORDER_COMPLETE', event_date: date(n + 180),
+        payload: { order_id, address: `${n} Side St`, delivery_date: date(n + 180), recipient: 'R. Cipient', pod: POD },
       }),
   ]
 }
 
-async function load(path: string, orders: number): Promise<void> {
+const accountOf = (n: number): string => n % 3 === 0 ? 'globex' : 'acme'
+
+async function load(path: string, keys: SubjectKeyStore, orders: number): Promise<void> {
   const created = await openSqliteEventStore({ path, writer: 'inline' })
   await created.close()
   const db = new Sqlite(path)
@@ -60,12 +72,14 @@ async function load(path: string, orders: number): Promise<void> {
   const insert = db.prepare(`INSERT INTO events (stream, category, revision, event_id, type, data, metadata, hash, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const now = Date.now()
-  const insertOrders = db.transaction((from: number, to: number) => {
+  const insertOrders = db.transaction((from: number, to: number, orderKeys: ReadonlyArray<OrderKey | 'erased'>) => {
     for (let n = from; n < to; n += 1) {
-      const account = n % 3 === 0 ? 'globex' : 'acme'
+      const account = accountOf(n)
       const streamName = streamNameFor(account, `bench-${n}`)
+      const key = orderKeys[n - from]
+      if (key === undefined || key === 'erased') throw new Error(`no key for bench-${n}`)
       let previous: string | null = null
-      for (const [revision, event] of orderEvents(account, n).entries()) {
+      for (const [revision, event] of orderEvents(account, n, key).entries()) {
         const withPrevious = { ...event.metadata, prev_hash: previous }
         const hash = hashEvent({ streamName, revision, id: event.id, type: event.type, data: event.data, metadata: withPrevious })
         insert.run(streamName, categoryOf(streamName), revision, event.id, event.type, canonicalJson(event.data), canonicalJson(withPrevious), hash, now)
@@ -73,7 +87,11 @@ async function load(path: string, orders: number): Promise<void> {
       }
     }
   })
-  for (let from = 0; from < orders; from += LOAD_TRANSACTION / PER_ORDER) insertOrders(from, Math.min(orders, from + LOAD_TRANSACTION / PER_ORDER))
+  for (let from = 0; from < orders; from += LOAD_TRANSACTION / PER_ORDER) {
+    const to = Math.min(orders, from + LOAD_TRANSACTION / PER_ORDER)
+    const requests = Array.from({ length: to - from }, (_, i) => ({ account: accountOf(from + i), orderId: `bench-${from + i}`, customer: `c-${(from + i) % 1000}` }))
+    insertOrders(from, to, await keys.createMany(requests))
+  }
   db.pragma('wal_checkpoint(TRUNCATE)')
   db.close()
 }
@@ -84,7 +102,8 @@ async function main(): Promise<void> {
   const orders = Math.ceil(TOTAL / PER_ORDER)
   process.stdout.write(`loading ${orders * PER_ORDER} events (${orders} orders) into ${path} …\n`)
   const loadStart = performance.now()
-  await load(path, orders)
+  const keys = await openSqliteKeyStore({ dir: `${dataDir}.subject-keys` })
+  await load(path, keys, orders)
   const loadSeconds = (performance.now() - loadStart) / 1000
   process.stdout.write(`loaded in ${loadSeconds.toFixed(1)} s\n`)
   const store = await openSqliteEventStore({ path, readAllBatchSize: 20_000 })
@@ -97,7 +116,7 @@ async function main(): Promise<void> {
     process.stdout.write('hash chains of a 1,000-stream sample verified through the adapter\n')
 
     let cpu = process.cpuUsage()
-    const rebuilt = await rebuildReadModel({ store, dataDir, onProgress: every2s('orders rebuild') })
+    const rebuilt = await rebuildReadModel({ store, dataDir, keys, onProgress: every2s('orders rebuild') })
     const readModel = new ReadModel(dataDir)
     const rows = readModel.listOrders('acme', { limit: 1 }).length
     readModel.close()
@@ -108,7 +127,7 @@ async function main(): Promise<void> {
     if (head === null) throw new Error('the bench wrote no event')
     const heads = HeadStore.inDataDir(dataDir)
     cpu = process.cpuUsage()
-    const fresh = await catchUpFromEmpty(store, dataDir, heads, head)
+    const fresh = await catchUpFromEmpty(store, dataDir, keys, heads, head)
     const signed = heads.list(null, 1_000_000).length
     report(`audit projection catching up from empty, no head kept (a restored or new data dir; ${signed} heads signed on the way, one every 1,000 leaves)`,
       orders * PER_ORDER, fresh, process.cpuUsage(cpu))
@@ -121,7 +140,7 @@ async function main(): Promise<void> {
     // file, heads kept up to the end of the log; nothing is signed until the tree passes them.
     for (const name of await readdir(dataDir)) if (name.startsWith('audit-log.')) await rm(join(dataDir, name))
     cpu = process.cpuUsage()
-    const upgraded = await catchUpFromEmpty(store, dataDir, heads, head)
+    const upgraded = await catchUpFromEmpty(store, dataDir, keys, heads, head)
     report(`audit projection catching up from empty, heads kept (after an upgrade; ${heads.list(null, 1_000_000).length - signed} heads signed on the way)`,
       orders * PER_ORDER, upgraded, process.cpuUsage(cpu))
     heads.close()
@@ -131,7 +150,11 @@ async function main(): Promise<void> {
     log.close()
   } finally {
     await store.close()
-    if (process.env['BENCH_KEEP'] === undefined) await rm(dataDir, { recursive: true, force: true })
+    await keys.close()
+    if (process.env['BENCH_KEEP'] === undefined) {
+      await rm(dataDir, { recursive: true, force: true })
+      await rm(`${dataDir}.subject-keys`, { recursive: true, force: true })
+    }
   }
 }
 
@@ -140,10 +163,10 @@ async function main(): Promise<void> {
  * policy), on a data dir whose orders read model is current and whose audit log does not exist
  * yet: the time until the audit log's checkpoint reaches `head`.
  */
-async function catchUpFromEmpty(store: EventStore, dataDir: string, heads: HeadStore, head: Position): Promise<number> {
+async function catchUpFromEmpty(store: EventStore, dataDir: string, keys: SubjectKeyStore, heads: HeadStore, head: Position): Promise<number> {
   const { privateKey } = generateKeyPairSync('ed25519')
   const started = performance.now()
-  const projector = startProjector({ store, dataDir, audit: { signingKey: privateKey, heads } })
+  const projector = startProjector({ store, dataDir, keys, audit: { signingKey: privateKey, heads } })
   const progress = setInterval(() => {
     const status = projector.status().audit
     process.stdout.write(`  audit catch-up: ${status?.treeSize ?? 0} leaves, ${Math.round(((status?.treeSize ?? 0) * 1000) / (performance.now() - started))} events/s\n`)

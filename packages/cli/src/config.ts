@@ -37,6 +37,8 @@ export interface WaybillConfig {
   readonly sandbox: boolean
   /** The audit log: where the tree-head signing key lives, and how often heads are signed (docs/audit.md). */
   readonly audit: { readonly keyDir: string; readonly headEveryEvents: number; readonly headEveryMs: number }
+  /** Where the keys that seal personal data live (docs/personal-data.md#where-it-lives). */
+  readonly subjectKeyDir: string
 }
 
 /** A variable had a value Waybill cannot run with; the message names it. */
@@ -107,6 +109,7 @@ export const CONFIG_SCHEMA = {
     WAYBILL_SANDBOX: oneOf(['on', 'off'], 'on', '`off` in production: no sandbox test key is made at first start, and test keys are refused'),
     WAYBILL_AUDIT_KEY_DIR: text('directory (0700) of the tree-head signing key (`tree-head-ed25519.pem`, 0600), made at first start; outside the data dir, so that write access to the store alone cannot sign a head (`~/` is the home directory)',
       '~/.config/waybill/audit-key'),
+    WAYBILL_SUBJECT_KEY_DIR: text('directory (0700) of the keys that seal personal data, one per order (`subject-keys.sqlite`); outside the data dir, so that no copy of the data dir holds them and an erasure reaches every backup; unset: `<WAYBILL_DATA_DIR>.subject-keys`, beside the data dir'),
     WAYBILL_AUDIT_HEAD_EVERY_EVENTS: count('a signed tree head at least every this many order events', 1000),
     WAYBILL_AUDIT_HEAD_EVERY_MS: count('a signed tree head at least this many milliseconds after the last one, when the log grew (and on catching up, at most once a second)', 10000),
     LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level (the API key header is never logged)'),
@@ -170,8 +173,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     throw new ConfigError('WAYBILL_AUDIT_KEY_DIR', `must be outside WAYBILL_DATA_DIR (${dataDir}): whoever can write the store must not also hold the key that signs its tree heads`)
   }
 
+  const subjectKeyDir = values.WAYBILL_SUBJECT_KEY_DIR === undefined ? `${dataDir}.subject-keys` : expandHome(values.WAYBILL_SUBJECT_KEY_DIR)
+  // A copy of the data dir must not hold the keys that make its personal data readable (docs/personal-data.md#where-it-lives).
+  if (subjectKeyDir === dataDir || subjectKeyDir.startsWith(`${dataDir}${sep}`)) {
+    throw new ConfigError('WAYBILL_SUBJECT_KEY_DIR', `must be outside WAYBILL_DATA_DIR (${dataDir}): a copy of the data dir must not hold the keys that open its personal data`)
+  }
+
   return {
     dataDir,
+    subjectKeyDir,
     httpsPort,
     httpPort,
     host: values.WAYBILL_HOST,

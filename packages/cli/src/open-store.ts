@@ -2,11 +2,14 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { openFileBlobStore, openSqliteEventStore, type EventStore } from '@waybill/event-store'
+import { openSqliteKeyStore, type SubjectKeyStore } from '@waybill/personal-data'
 import type { WaybillConfig } from './config.js'
 
 export interface OpenedStore {
   readonly store: EventStore
   readonly blobs: Awaited<ReturnType<typeof openFileBlobStore>>
+  /** The keys that seal personal data, from WAYBILL_SUBJECT_KEY_DIR (docs/personal-data.md#where-it-lives). */
+  readonly keys: SubjectKeyStore
   close(): Promise<void>
 }
 
@@ -37,21 +40,27 @@ class MissingStoreError extends Error {
  * The event store the configuration names: SQLite at `<dataDir>/events.sqlite` (the embedded
  * default) or EventStoreDB. Images go to `<dataDir>/blobs` either way.
  */
-export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'store' | 'eventstoreConnectionString'>,
+export async function openStore(config: Pick<WaybillConfig, 'dataDir' | 'subjectKeyDir' | 'store' | 'eventstoreConnectionString'>,
   options: OpenStoreOptions = {}): Promise<OpenedStore> {
   const sqlitePath = join(config.dataDir, 'events.sqlite')
   if (options.create === false && config.store === 'sqlite' && !existsSync(sqlitePath)) throw new MissingStoreError(sqlitePath)
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
   const blobs = await openFileBlobStore(join(config.dataDir, 'blobs'))
+  // Keys are made where deliveries are taken (serve: a thread of its own, many keys per fsync).
+  const keys = await openSqliteKeyStore({ dir: config.subjectKeyDir, writer: options.writer ?? 'worker' })
+  const closeBoth = (store: EventStore) => async () => {
+    await store.close()
+    await keys.close()
+  }
   if (config.store === 'eventstoredb') {
     // Loaded only here: the client takes about 0.4 s to load, which the embedded store never needs.
     const { openEventStoreDbStore } = await import('@waybill/event-store/eventstoredb')
     const store = await openEventStoreDbStore({ connectionString: config.eventstoreConnectionString ?? '' })
-    return { store, blobs, close: () => store.close() }
+    return { store, blobs, keys, close: closeBoth(store) }
   }
   // The writer worker, not the store's inline default, unless told: in a server the main thread
   // parses and answers requests while the worker fsyncs, and a disk stall or another process
   // holding the lock (busy_timeout) cannot freeze the event loop, so load shedding can still answer 503.
   const store = await openSqliteEventStore({ path: sqlitePath, writer: options.writer ?? 'worker' })
-  return { store, blobs, close: () => store.close() }
+  return { store, blobs, keys, close: closeBoth(store) }
 }

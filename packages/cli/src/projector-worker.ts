@@ -35,7 +35,7 @@ const projector = startProjector({
       return () => { notices.delete(listener) }
     },
   }),
-  dataDir: config.dataDir, logger, audit: audit.options,
+  dataDir: config.dataDir, keys: opened.keys, logger, audit: audit.options,
 })
 const report = setInterval(() => send({ type: 'status', status: projector.status() }), STATUS_EVERY_MS)
 

@@ -5,6 +5,7 @@ import type { LevelWithSilent } from 'pino'
 import { LIMITS } from '@waybill/domain'
 import { serveConsole } from '@waybill/console'
 import type { BlobStore, EventStore } from '@waybill/event-store'
+import type { SubjectKeyStore } from '@waybill/personal-data'
 import { KeyRing, redactKeyTokens } from '@waybill/keys'
 import type { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { exposureHandler } from './transport/exposure.js'
@@ -18,7 +19,7 @@ import errorHandler, { problemSender } from './errors/error-handler.js'
 import loadShedding, { type LoadSheddingOptions } from './limits/load-shedding.js'
 import metricsPlugin, { createMetrics, type ProjectorGauges } from './metrics/metrics.js'
 import { boundedAppends } from './store/bounded-appends.js'
-import { blobsWithStorageFailures } from './store/storage-failures.js'
+import { blobsWithStorageFailures, keysWithStorageFailures } from './store/storage-failures.js'
 import rateLimit, { type RateLimitOptions } from './limits/rate-limit.js'
 import securityHeaders from './transport/security-headers.js'
 import transport, { refuseInsecure } from './transport/transport.js'
@@ -40,6 +41,8 @@ declare module 'fastify' {
 export interface AppOptions {
   readonly store: EventStore
   readonly blobs: Pick<BlobStore, 'put' | 'read'>
+  /** The keys that seal and open each order's personal fields (docs/design.md#personal-data). */
+  readonly subjectKeys: SubjectKeyStore
   /** The orders read model the read routes answer from. */
   readonly readModel: ReadModel
   /** What the audit routes serve: the audit log, the kept signed heads and the public key that verifies them. */
@@ -159,8 +162,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(health, { store: options.store, ...(options.readyTimeoutMs !== undefined ? { readyTimeoutMs: options.readyTimeoutMs } : {}) })
   await app.register(errorDescriptions)
   await app.register(ping)
-  await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs) })
-  await app.register(orderRoutes, { readModel: options.readModel, auditLog: options.audit.log, store: options.store, blobs: options.blobs })
+  await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs), keys: keysWithStorageFailures(options.subjectKeys) })
+  await app.register(orderRoutes, { readModel: options.readModel, auditLog: options.audit.log, store: options.store, blobs: options.blobs, keys: options.subjectKeys })
   await app.register(auditRoutes, { ...options.audit, store: options.store })
   // The auditors' console at /console (no key; out of the OpenAPI document).
   await app.register(serveConsole)

@@ -48,7 +48,7 @@ export interface ServerConfig {
 }
 
 /** What the app serves from: the store, the images, the read model and the audit log's heads and key. */
-export type ServerDeps = Pick<AppOptions, 'store' | 'blobs' | 'readModel' | 'audit' | 'projector'>
+export type ServerDeps = Pick<AppOptions, 'store' | 'blobs' | 'subjectKeys' | 'readModel' | 'audit' | 'projector'>
 
 export interface RunningServer {
   readonly app: FastifyInstance

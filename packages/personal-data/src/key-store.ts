@@ -1,5 +1,12 @@
 import type { OrderKey } from './seal.js'
 
+/** A key to make for an order, unless it has one. */
+export interface KeyRequest {
+  readonly account: string
+  readonly orderId: string
+  readonly customer: string
+}
+
 /** What the key store holds for an order: its key, or the record that it was destroyed. */
 export type KeyLookup = OrderKey | 'erased' | null
 
@@ -14,13 +21,18 @@ export type KeyErasure = 'erased' | 'already_erased' | 'unknown'
  * record that it was (no secret, no customer), so the order is known erased, not unknown.
  */
 export interface SubjectKeyStore {
-  /** The order's key; `'erased'` once destroyed; null when the store never had one. */
-  get(account: string, orderId: string): Promise<KeyLookup>
+  /**
+   * The order's key; `'erased'` once destroyed; null when the store never had one. Synchronous
+   * (one indexed read), so that a projection can open the events of a batch inside its transaction.
+   */
+  get(account: string, orderId: string): KeyLookup
   /**
    * The order's key, made (durably, before this resolves) when it has none: the first delivery of
    * an order. `customer` is recorded with a new key only; an existing key is returned as it is.
    */
   create(account: string, orderId: string, customer: string): Promise<OrderKey | 'erased'>
+  /** `create` for many orders at once, in one transaction (a migration, a load): each order's key, in the order asked. */
+  createMany(requests: readonly KeyRequest[]): Promise<Array<OrderKey | 'erased'>>
   /**
    * Destroys the keys of these orders of one account: the secret and the customer are overwritten
    * and the database's journal emptied, so neither survives in the key store's files.

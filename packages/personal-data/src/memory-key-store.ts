@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { KeyErasure, KeyLookup, SubjectKeyStore } from './key-store.js'
+import type { OrderKey } from './seal.js'
 
 /** A key store in memory, for unit tests: the same contract as the SQLite one (test/contract.ts). */
 export function openMemoryKeyStore(): SubjectKeyStore & { count(): number } {
@@ -10,10 +11,15 @@ export function openMemoryKeyStore(): SubjectKeyStore & { count(): number } {
     return entry === undefined ? null : entry.secret === null ? 'erased' : { id: entry.id, secret: entry.secret }
   }
   return {
-    get: (account, orderId) => Promise.resolve(lookup(account, orderId)),
+    get: lookup,
     create(account, orderId, customer) {
       if (!keys.has(name(account, orderId))) keys.set(name(account, orderId), { id: randomUUID(), secret: randomBytes(32), customer })
       return Promise.resolve(lookup(account, orderId) as NonNullable<KeyLookup>)
+    },
+    async createMany(requests) {
+      const made: Array<OrderKey | 'erased'> = []
+      for (const request of requests) made.push(await this.create(request.account, request.orderId, request.customer))
+      return made
     },
     erase(account, orderIds) {
       return Promise.resolve(new Map(orderIds.map((orderId): [string, KeyErasure] => {

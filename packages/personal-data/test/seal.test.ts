@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { openBytes, openImage, openJson, SealBrokenError, sealBytes, sealImage, sealJson, type OrderKey } from '../src/seal.js'
+import { openBytes, openImage, openImagePieces, openJson, SealBrokenError, sealBytes, sealImage, sealJson, type OrderKey } from '../src/seal.js'
 
 const key = (): OrderKey => ({ id: `k-${randomBytes(4).toString('hex')}`, secret: randomBytes(32) })
 
@@ -40,4 +40,11 @@ t.test('images: sealed whole, opened whole', async (t) => {
   t.equal(blob.indexOf(image.subarray(1000, 1064)), -1, 'no run of the image in the blob')
   t.same(openImage(one, 'order-acme-A-1\nimage', blob), image)
   t.throws(() => openImage(one, 'order-acme-A-2\nimage', blob), SealBrokenError)
+  const pieces = [blob.subarray(0, 100_000), blob.subarray(100_000)]
+  const opened = await openImagePieces(one, 'order-acme-A-1\nimage', pieces)
+  t.ok(opened.length >= 2, 'opened in pieces')
+  t.same(Buffer.concat(opened), image)
+  t.same(Buffer.concat(await openImagePieces(one, 'order-acme-A-1\nimage', [blob])), image, 'from one piece')
+  await t.rejects(openImagePieces(one, 'order-acme-A-2\nimage', pieces), SealBrokenError)
+  await t.rejects(openImagePieces(one, 'x', [Buffer.alloc(20)]), { message: /wrong length/ })
 })

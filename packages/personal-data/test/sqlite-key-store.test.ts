@@ -30,7 +30,7 @@ t.test('the key store directory is private, and a key made by one process is rea
   })
   t.equal((await stat(dir)).mode & 0o777, 0o700)
   const made = await writing.create('acme', 'A-1', 'Ada')
-  t.same(await reading.get('acme', 'A-1'), made)
+  t.same(reading.get('acme', 'A-1'), made)
   t.equal(reading.count(), 1)
 })
 

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openFileBlobStore, openMemoryEventStore } from '@waybill/event-store'
+import { openMemoryKeyStore } from '@waybill/personal-data'
 import { buildApp, openApiDocument } from '@waybill/http'
 import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { defineCommand } from '../command.js'
@@ -27,7 +28,7 @@ export const command = defineCommand({
     const heads = HeadStore.inDataDir(dir)
     const { publicKey } = generateKeyPairSync('ed25519')
     try {
-      const app = await buildApp({ store, blobs, readModel, audit: { log, heads, publicKey }, dataDir: dir, logLevel: 'silent' })
+      const app = await buildApp({ store, blobs, subjectKeys: openMemoryKeyStore(), readModel, audit: { log, heads, publicKey }, dataDir: dir, logLevel: 'silent' })
       await app.ready()
       stdout.write(`${JSON.stringify(openApiDocument(app), null, 2)}\n`)
       await app.close()

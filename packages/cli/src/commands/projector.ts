@@ -33,7 +33,7 @@ export const command = defineCommand({
     const opened = await openStore(config)
     const audit = openAudit(config)
     if (audit.notice.length > 0) stdout.write(`${audit.notice.join('\n')}\n`)
-    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel, stderr), audit: audit.options })
+    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, keys: opened.keys, batchSize, logger: lineLogger(config.logLevel, stderr), audit: audit.options })
     const timer = setInterval(() => stdout.write(statusLines(projector.status())), statusEvery * 1000)
     const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
       clearInterval(timer)

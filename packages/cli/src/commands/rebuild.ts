@@ -27,7 +27,7 @@ export const command = defineCommand({
     }
     return withStore(env, { create: false, writer: 'inline' }, async (opened, config) => {
       const progress = rebuildProgress(stderr)
-      const result = await rebuildReadModel({ store: opened.store, dataDir: config.dataDir, onProgress: progress.onProgress })
+      const result = await rebuildReadModel({ store: opened.store, dataDir: config.dataDir, keys: opened.keys, onProgress: progress.onProgress })
       stdout.write(`rebuilt ${projection}: ${progress.finish(result.events, result.elapsedMs)}; now serving ${result.path}\n`)
       return 0
     })

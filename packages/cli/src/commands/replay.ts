@@ -1,14 +1,16 @@
 import {
-  evolve, isAccountId, orderDecider, SANDBOX_ACCOUNT, streamNameFor, upcastOrderEvent, type OrderState,
+  evolveView, isAccountId, SANDBOX_ACCOUNT, streamNameFor, upcastOrderEvent, type OpenedOrderEvent, type OrderView,
 } from '@waybill/domain'
 import { verifyStreamChain, type RecordedEvent } from '@waybill/event-store'
+import { openOrderEvent, type KeyLookup } from '@waybill/personal-data'
 import { defineCommand, UsageError } from '../command.js'
 import { withStore } from '../with-store.js'
 
 const HELP = `Usage: waybill replay <order_id> [--account <account>] [--json]
 
-For auditors: reads the order's stream from the event store, prints every event and the
-order's state after it, and verifies the stream's hash chain (each event's hash matches its
+For auditors: reads the order's stream from the event store, prints every event (as stored,
+its personal fields sealed, and opened with the order's key: null once erased) and the order's
+state after it, and verifies the stream's hash chain (each event's hash matches its
 content and the next event's prev_hash). Exit code 0 when the chain holds, 1 when it breaks
 (the revision where it breaks is printed) or the order does not exist, 2 on a usage error.
 
@@ -33,13 +35,13 @@ export const command = defineCommand({
         stderr.write(`waybill replay: no order ${orderId} in account ${account} (stream ${stream} is empty)\n`)
         return 1
       }
-      const steps = stateAfterEach(events)
+      const steps = stateAfterEach(stream, events, opened.keys.get(account, orderId))
       const chain = verifyStreamChain(events)
       if (values.json === true) {
-        stdout.write(`${JSON.stringify({ stream, events: steps.map(({ event, state }) => ({ ...eventJson(event), state })), chain }, null, 2)}\n`)
+        stdout.write(`${JSON.stringify({ stream, events: steps.map(({ event, opened, state }) => ({ ...eventJson(event, opened), state })), chain }, null, 2)}\n`)
       } else {
         stdout.write(`stream ${stream}: ${events.length} event(s)\n`)
-        for (const { event, state } of steps) stdout.write(textOf(event, state))
+        for (const { event, opened, state } of steps) stdout.write(textOf(event, opened, state))
         stdout.write(chain.ok
           ? `hash chain: ok (${events.length} events, head ${events.at(-1)?.hash})\n`
           : `hash chain: BROKEN at revision ${chain.revision}: ${chain.reason}\n`)
@@ -49,38 +51,47 @@ export const command = defineCommand({
   },
 })
 
-function stateAfterEach(events: readonly RecordedEvent[]): Array<{ event: RecordedEvent; state: Record<string, unknown> }> {
-  let state: OrderState = orderDecider.initialState()
+interface Step {
+  readonly event: RecordedEvent
+  readonly opened: OpenedOrderEvent | null
+  readonly state: OrderView | null
+}
+
+function stateAfterEach(stream: string, events: readonly RecordedEvent[], key: KeyLookup): Step[] {
+  let state: OrderView | null = null
   return events.map((event) => {
     // A type the domain does not know leaves the state as it was (and is shown as such).
     const current = upcastOrderEvent(event)
-    if (current !== null) state = evolve(state, current)
-    const { eventIds: _ids, ...shown } = state
-    return { event, state: shown }
+    const opened = current === null ? null : openOrderEvent(stream, current, key)
+    if (opened !== null) state = evolveView(state, opened)
+    return { event, opened, state }
   })
 }
 
-function eventJson(event: RecordedEvent) {
+function eventJson(event: RecordedEvent, opened: OpenedOrderEvent | null) {
   return {
     revision: event.revision,
     type: event.type,
     id: event.id,
     position: event.position.commit.toString(),
     data: event.data,
+    fields: opened?.data ?? null,
+    erased: opened?.erased ?? false,
     metadata: event.metadata,
     hash: event.hash,
   }
 }
 
-function textOf(event: RecordedEvent, state: Record<string, unknown>): string {
+function textOf(event: RecordedEvent, opened: OpenedOrderEvent | null, state: OrderView | null): string {
   const received = typeof event.metadata.received_at === 'string' ? event.metadata.received_at : '?'
   const date = typeof event.data.event_date === 'string' ? event.data.event_date : '?'
   return [
     ``,
     `#${event.revision} ${event.type}  event_date ${date}  received ${received}  position ${event.position.commit}`,
     `   hash ${event.hash}  prev ${event.metadata.prev_hash ?? '-'}`,
-    `   data  ${JSON.stringify(event.data)}`,
-    `   state ${JSON.stringify(state)}`,
+    `   data   ${JSON.stringify(event.data)}`,
+    `   fields ${opened === null ? '-' : JSON.stringify(opened.data)}${opened?.erased === true ? '  (erased)' : ''}`,
+    `   state  ${JSON.stringify(state)}`,
     '',
   ].join('\n')
 }

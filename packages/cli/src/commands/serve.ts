@@ -64,6 +64,7 @@ export const command = defineCommand({
       }, {
         store: opened.store,
         blobs: opened.blobs,
+        subjectKeys: opened.keys,
         readModel,
         audit: { log: auditLog, heads: audit.heads, publicKey: audit.key.publicKey },
         ...(withProjector ? { projector: { lag: () => projector?.lag() ?? 0, up: () => projector?.up() ?? false } } : {}),

@@ -27,6 +27,7 @@ export const command = defineCommand({
       const report = await verifyOrders({
         store: opened.store,
         readModel,
+        keys: opened.keys,
         onProgress: (done, total) => progress.update({ done, total, elapsedMs: performance.now() - started }),
       })
       if (report.streams > 0) progress.finish({ done: report.streams, total: report.streams, elapsedMs: performance.now() - started })

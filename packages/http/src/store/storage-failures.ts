@@ -1,4 +1,5 @@
 import { StoreUnavailableError, type BlobStore } from '@waybill/event-store'
+import type { SubjectKeyStore } from '@waybill/personal-data'
 
 /** File-system errors that mean "no room or no disk right now", not "this request is wrong". */
 const UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE'])
@@ -17,6 +18,25 @@ export function blobsWithStorageFailures(inner: Pick<BlobStore, 'put'>): Pick<Bl
         if (code !== undefined && UNAVAILABLE.has(code)) {
           throw new StoreUnavailableError(`image storage: ${code}`, { cause: error })
         }
+        throw error
+      }
+    },
+  }
+}
+
+/**
+ * The key store's failures to make a key for lack of space or a failing disk (its SQLite codes)
+ * answer a retryable 503 too: no key, no event, nothing acknowledged.
+ */
+export function keysWithStorageFailures<Keys extends Pick<SubjectKeyStore, 'create'>>(inner: Keys): Keys {
+  return {
+    ...inner,
+    create: async (account: string, orderId: string, customer: string) => {
+      try {
+        return await inner.create(account, orderId, customer)
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code
+        if (typeof code === 'string' && code.startsWith('SQLITE_')) throw new StoreUnavailableError(`subject key store: ${code}`, { cause: error })
         throw error
       }
     },

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
-import type { KeyErasure, KeyLookup } from '../key-store.js'
+import type { KeyErasure, KeyLookup, KeyRequest } from '../key-store.js'
 import type { OrderKey } from '../seal.js'
 
 /** The key store's file in its directory. */
@@ -49,12 +49,6 @@ export function openKeyDatabase(path: string, options: { readonly readonly?: boo
   }
 }
 
-/** A key to make for an order, unless it has one. */
-export interface KeyRequest {
-  readonly account: string
-  readonly orderId: string
-  readonly customer: string
-}
 
 interface KeyRow {
   readonly key_id: string

@@ -1,4 +1,4 @@
-import type { KeyRequest } from './key-database.js'
+import type { KeyRequest } from '../key-store.js'
 
 export type ToKeyWorker =
   | { readonly type: 'create'; readonly id: number; readonly requests: readonly KeyRequest[] }
@@ -11,5 +11,5 @@ export type FromKeyWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'open_failed'; readonly message: string }
   | { readonly type: 'created'; readonly id: number; readonly keys: readonly PostedKey[] }
-  | { readonly type: 'failed'; readonly ids: readonly number[]; readonly message: string }
+  | { readonly type: 'failed'; readonly ids: readonly number[]; readonly message: string; readonly code: string | undefined }
   | { readonly type: 'closed' }

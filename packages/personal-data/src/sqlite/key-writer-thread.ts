@@ -5,7 +5,8 @@
  */
 import { type MessagePort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
-import { keyWrites, openKeyDatabase, type KeyRequest } from './key-database.js'
+import type { KeyRequest } from '../key-store.js'
+import { keyWrites, openKeyDatabase } from './key-database.js'
 import type { FromKeyWorker, ToKeyWorker } from './key-writer-protocol.js'
 
 const { path, port } = workerData as { path: string; port: MessagePort }
@@ -50,7 +51,7 @@ function drain(): void {
         at += item.requests.length
       }
     } catch (error) {
-      send({ type: 'failed', ids: batch.map((item) => item.id), message: (error as Error).message })
+      send({ type: 'failed', ids: batch.map((item) => item.id), message: (error as Error).message, code: (error as { code?: string }).code })
     }
   }
   if (closing) {

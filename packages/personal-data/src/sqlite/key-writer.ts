@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { OrderKey } from '../seal.js'
-import { keyWrites, type KeyRequest } from './key-database.js'
+import type { KeyRequest } from '../key-store.js'
+import { keyWrites } from './key-database.js'
 
 /** Makes keys durably: in the caller's thread, or in a thread of its own that commits many at once. */
 export interface KeyWriter {

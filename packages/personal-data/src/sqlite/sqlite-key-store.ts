@@ -34,11 +34,12 @@ export async function openSqliteKeyStore(options: SqliteKeyStoreOptions): Promis
     throw error
   }
   return {
-    get: (account, orderId) => Promise.resolve(statements.get(account, orderId)),
+    get: (account, orderId) => statements.get(account, orderId),
     async create(account, orderId, customer) {
       const [key] = await writer.create([{ account, orderId, customer }])
       return key as NonNullable<typeof key>
     },
+    createMany: (requests) => writer.create(requests),
     erase(account, orderIds, at) {
       const keyIds = orderIds.map((orderId) => statements.get(account, orderId))
       const outcomes: ReadonlyMap<string, KeyErasure> = keyWrites(db).erase(account, orderIds, at)

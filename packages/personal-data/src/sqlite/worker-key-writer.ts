@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
 import type { OrderKey } from '../seal.js'
-import type { KeyRequest } from './key-database.js'
+import type { KeyRequest } from '../key-store.js'
 import type { KeyWriter } from './key-writer.js'
 import type { FromKeyWorker, PostedKey, ToKeyWorker } from './key-writer-protocol.js'
 
@@ -71,7 +71,7 @@ export class WorkerKeyWriter implements KeyWriter {
       this.#pending.delete(message.id)
     } else if (message.type === 'failed') {
       for (const id of message.ids) {
-        this.#pending.get(id)?.reject(new Error(`could not make a subject key: ${message.message}`))
+        this.#pending.get(id)?.reject(Object.assign(new Error(`could not make a subject key: ${message.message}`), { code: message.code }))
         this.#pending.delete(id)
       }
     } else if (message.type === 'closed') {

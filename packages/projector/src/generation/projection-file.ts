@@ -6,10 +6,13 @@ import type { Database } from 'better-sqlite3'
  * (which throws for a file it refuses, a newer schema's). Live: WAL, synchronous NORMAL (every row
  * can be derived again from the event log, which is written with full sync), a wait on a busy
  * file. Bulk, for a rebuild's new file nobody reads yet: no journal, no fsync, a larger cache; a
- * crash leaves a file the next rebuild throws away.
+ * crash leaves a file the next rebuild throws away. Either way what a write replaces or deletes
+ * is overwritten with zeros (`secure_delete`): an erased address must not linger in a free page
+ * (docs/design.md#personal-data).
  */
 export function openProjectionFile(path: string, bulk: boolean, createSchema: (db: Database, live: boolean) => void): Database {
   const db = new Sqlite(path)
+  db.pragma('secure_delete = ON')
   if (bulk) {
     db.pragma('journal_mode = OFF')
     db.pragma('synchronous = OFF')

@@ -1,6 +1,6 @@
 import { createHash, type KeyObject } from 'node:crypto'
-import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
-import { verifyStreamChain, type BlobStore, type EventStore, type Position } from '@waybill/event-store'
+import { ORDER_CATEGORY, parseOrderStreamName, upcastOrderEvent } from '@waybill/domain'
+import { verifyStreamChain, type BlobStore, type EventStore, type Position, type RecordedEvent } from '@waybill/event-store'
 import { CompactRange, toHex, verifyTreeHead, type SignedTreeHead } from '@waybill/merkle'
 import { eventLeafHash } from '../audit/leaf.js'
 import type { TreeLeaf } from '../audit/merkle-tables.js'
@@ -73,6 +73,8 @@ export async function verifyAuditLog(options: AuditVerifyOptions): Promise<Audit
   const range = new CompactRange()
   const streams = new Set<string>()
   const images = new Map<string, LeafName>()
+  // Orders whose personal data was erased: their images were deleted with it, on purpose.
+  const erased = new Set<string>()
   const witness = options.witness?.leavesFrom(0)[Symbol.iterator]()
   let firstDifference: LeafName | null = null
   let next = 0
@@ -101,10 +103,8 @@ export async function verifyAuditLog(options: AuditVerifyOptions): Promise<Audit
       // A shorter witness (a projector still behind) names nothing; a different leaf does.
       if (firstDifference === null && witnessed !== undefined && witnessed.done !== true &&
         !witnessed.value.hash.equals(hash)) firstDifference = nameOf(index, event.streamName, event.revision)
-      for (const field of ['pod', 'signature']) {
-        const ref = event.data[field] as { sha256?: unknown } | undefined
-        if (typeof ref?.sha256 === 'string' && !images.has(ref.sha256)) images.set(ref.sha256, nameOf(index, event.streamName, event.revision))
-      }
+      for (const blob of imageBlobs(event)) if (!images.has(blob)) images.set(blob, nameOf(index, event.streamName, event.revision))
+      if (event.type === 'PersonalDataErased') erased.add(event.streamName)
       checkRootsAt(range.size)
     }
     options.onProgress?.(range.size)
@@ -128,6 +128,7 @@ export async function verifyAuditLog(options: AuditVerifyOptions): Promise<Audit
     if (!verdict.ok) findings.push({ kind: 'chain', message: `stream ${stream}: the hash chain breaks at revision ${verdict.revision}: ${verdict.reason}` })
   }
   for (const [sha256, leaf] of images) {
+    if (erased.has(leaf.stream)) continue
     const bytes = await options.blobs.get(sha256)
     const problem = bytes === null ? 'is missing' : createHash('sha256').update(bytes).digest('hex') !== sha256 ? 'does not hash to what the event recorded' : null
     if (problem !== null) findings.push({ kind: 'image', message: `image ${sha256} of ${describe(leaf)} ${problem}`, leaf })
@@ -148,4 +149,12 @@ export function describe(leaf: LeafName): string {
   return leaf.orderId === null
     ? `leaf ${leaf.leafIndex}: stream ${leaf.stream} revision ${leaf.revision}`
     : `leaf ${leaf.leafIndex}: order ${leaf.orderId} revision ${leaf.revision} (account ${leaf.account ?? '?'})`
+}
+
+/** The blobs an order event names (a completion's proof of delivery and signature), as stored. */
+function imageBlobs(event: RecordedEvent): string[] {
+  const current = upcastOrderEvent(event)
+  if (current?.type !== 'OrderCompleted') return []
+  const { pod, signature } = current.data
+  return signature === undefined ? [pod.blob] : [pod.blob, signature.blob]
 }

@@ -1,6 +1,8 @@
 import type { EventStore } from '@waybill/event-store'
+import type { SubjectKeyStore } from '@waybill/personal-data'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
 import { createIndexes } from '../orders/sql-schema.js'
+import { keyStoreOpener } from '../orders/opener.js'
 import { ReadModelWriter } from '../orders/writer.js'
 import { storeEventSource, type EventSource } from '../runner/event-source.js'
 import { buildBeside, type BuildResult, type RebuildProgress } from './build-beside.js'
@@ -9,6 +11,8 @@ export interface RebuildOptions {
   readonly store?: EventStore
   readonly source?: EventSource
   readonly dataDir: string
+  /** The subject keys, to open each event's personal part. */
+  readonly keys: Pick<SubjectKeyStore, 'get'>
   /** Events per transaction. Default 20,000: big transactions are what makes a rebuild fast. */
   readonly batchSize?: number
   /** Called after every batch. */
@@ -33,7 +37,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       source,
       dataDir: options.dataDir,
       files: READ_MODEL_FILES,
-      open: (path) => new ReadModelWriter(path, { bulk: true }),
+      open: (path) => new ReadModelWriter(path, { bulk: true, open: keyStoreOpener(options.keys) }),
       batchSize: options.batchSize ?? 20_000,
       onProgress: options.onProgress,
       complete: (writer) => writer.flush(),

@@ -1,6 +1,5 @@
-import {
-  canonicalJson, evolve, ORDER_CATEGORY, orderDecider, parseOrderStreamName, upcastOrderEvent, type ExistingOrder, type OrderState,
-} from '@waybill/domain'
+import { canonicalJson, evolveView, ORDER_CATEGORY, parseOrderStreamName, upcastOrderEvent, type OrderView } from '@waybill/domain'
+import { openOrderEvent, type SubjectKeyStore } from '@waybill/personal-data'
 import { comparePositions, positionToString, verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
 import type { OrderRow } from '../orders/order-row.js'
 import type { ReadModel } from '../orders/reader.js'
@@ -34,13 +33,15 @@ export interface VerifyReport {
 export interface VerifyOptions {
   readonly store: EventStore
   readonly readModel: ReadModel
+  /** The subject keys, to open each event's personal part (docs/design.md#personal-data). */
+  readonly keys: Pick<SubjectKeyStore, 'get'>
   readonly onProgress?: (streamsDone: number, streamsTotal: number) => void
 }
 
 /**
  * The auditor's check: every order stream's hash chain holds, and every read-model row equals
- * a fresh fold of its stream (the domain's `evolve` from `orderDecider.initialState()`, not the
- * projector's own code) up to the read model's checkpoint, with no row missing and none extra.
+ * a fresh fold of its stream (the domain's `evolveView` of its opened events, not the projector's
+ * own code) up to the read model's checkpoint, with no row missing and none extra.
  */
 export async function verifyOrders(options: VerifyOptions): Promise<VerifyReport> {
   const { store, readModel } = options
@@ -60,7 +61,8 @@ export async function verifyOrders(options: VerifyOptions): Promise<VerifyReport
     if (name !== null) {
       seen.add(`${name.account}\u0000${name.orderId}`)
       const included = recorded.filter((event) => checkpoint !== null && comparePositions(event.position, checkpoint) <= 0)
-      const expected = expectedRow(included)
+      const key = options.keys.get(name.account, name.orderId)
+      const expected = expectedRow(stream, included, key)
       const row = readModel.getOrder(name.account, name.orderId)
       const mismatch = compare(name.account, name.orderId, expected, row)
       if (mismatch !== null) mismatches.push(mismatch)
@@ -97,44 +99,43 @@ async function orderStreamNames(store: EventStore): Promise<string[]> {
 }
 
 /** What the row must hold, from the domain's own fold; null when no order exists (yet). */
-function expectedRow(events: readonly RecordedEvent[]): Record<string, unknown> | null {
-  let state: OrderState = orderDecider.initialState()
+function expectedRow(stream: string, events: readonly RecordedEvent[], key: Parameters<typeof openOrderEvent>[2]): Record<string, unknown> | null {
+  let view: OrderView | null = null
   // The row records the last event that changed the order; a no-op event (which the decider
-  // never writes) leaves the row as it leaves the domain state.
+  // never writes) leaves the row as it leaves the view.
   let lastChange: RecordedEvent | undefined
   let changes = 0
   for (const event of events) {
     const current = upcastOrderEvent(event)
     if (current === null) continue
-    const next = evolve(state, current)
-    if (withoutIds(next) !== withoutIds(state)) {
+    const next = evolveView(view, openOrderEvent(stream, current, key))
+    if (next !== view) {
       lastChange = event
       changes += 1
     }
-    state = next
+    view = next
   }
-  return state.exists ? { ...stateFields(state, lastChange), event_count: changes } : null
+  return view === null ? null : { ...viewFields(view, lastChange), event_count: changes }
 }
 
-const withoutIds = (state: OrderState): string => canonicalJson({ ...state, eventIds: [] })
-
-function stateFields(state: ExistingOrder, last: RecordedEvent | undefined): Record<string, unknown> {
+function viewFields(view: OrderView, last: RecordedEvent | undefined): Record<string, unknown> {
   return {
-    customer: state.customer,
-    location: state.location,
-    status: state.status,
-    address: state.address,
-    delivery_date: state.delivery_date,
-    recipient: state.recipient ?? null,
-    reason: state.reason ?? null,
-    pod: state.pod ?? null,
-    signature: state.signature ?? null,
-    created_at: state.created_date,
-    updated_at: state.last_event_date,
+    customer: view.customer,
+    location: view.location,
+    status: view.status,
+    address: view.address,
+    delivery_date: view.delivery_date,
+    recipient: view.recipient ?? null,
+    reason: view.reason ?? null,
+    pod: view.pod ?? null,
+    signature: view.signature ?? null,
+    created_at: view.created_date,
+    updated_at: view.last_event_date,
     // The list filters on the key, not on updated_at: a wrong key (a bad migration) lists wrongly.
-    updated_at_key: timestampKey(state.last_event_date),
+    updated_at_key: timestampKey(view.last_event_date),
     revision: last?.revision ?? null,
     position: last?.position.commit.toString() ?? null,
+    erased_at: view.erased_at ?? null,
   }
 }
 
@@ -144,6 +145,7 @@ function comparable(row: OrderRow): Record<string, unknown> {
     delivery_date: row.delivery_date, recipient: row.recipient, reason: row.reason,
     pod: row.pod, signature: row.signature, created_at: row.created_at, updated_at: row.updated_at,
     updated_at_key: row.updated_at_key, revision: row.revision, position: row.position, event_count: row.event_count,
+    erased_at: row.erased_at,
   }
 }
 

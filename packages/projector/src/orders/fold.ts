@@ -1,4 +1,4 @@
-import { isLocked, STATUS_AFTER, upcastOrderEvent, type ImageRef, type OrderStatus } from '@waybill/domain'
+import { isLocked, STATUS_AFTER, upcastOrderEvent, type ImageRef, type OpenedOrderEvent, type OrderEvent, type OrderStatus } from '@waybill/domain'
 import type { OrderRow } from './order-row.js'
 import { timestampKey } from './timestamp-key.js'
 
@@ -15,45 +15,54 @@ export interface ProjectedEvent {
 /** The metadata keys the projection reads (a store may decode only these): the schema version decides how an event is read. */
 export const ORDER_METADATA_KEYS: readonly string[] = ['received_at', 'schema_version']
 
+/** Opens an order event's personal part for the read model (with the order's key; null fields once erased). */
+export type EventOpener = (account: string, orderId: string, event: OrderEvent) => OpenedOrderEvent
+
 /**
  * Folds one of the domain's order events into the row. Returns `'unknown'` for an event type the
  * domain does not know (the caller logs and skips it) and the row unchanged for one that cannot
- * apply (an update before the order exists or after it is locked, which the decider never lets
- * through): the domain's `evolve` keeps the same rules, and `verifyOrders` holds the two equal.
+ * apply (an update before the order exists or after it is locked or erased, which the decider
+ * never lets through): the domain's `evolveView` keeps the same rules, and `verifyOrders` holds
+ * the two equal. An erasure nulls every personal value of the row.
  */
 export function evolveOrderRow(
   row: OrderRow | undefined,
   account: string,
   orderId: string,
   event: ProjectedEvent,
+  open: EventOpener,
 ): OrderRow | undefined | 'unknown' {
-  const current = upcastOrderEvent(event)
-  if (current === null) return 'unknown'
-  const eventDate = current.data.event_date
-  const changeable = row !== undefined && !isLocked(row.status)
+  const stored = upcastOrderEvent(event)
+  if (stored === null) return 'unknown'
+  if (stored.type === 'PersonalDataErased') {
+    if (row === undefined || row.erased_at !== null) return row
+    return erasedRow(row, event, stored.data.erased_at)
+  }
+  if (stored.type === 'OrderAdded') {
+    if (row !== undefined) return row
+    const current = open(account, orderId, stored) as Extract<OpenedOrderEvent, { type: 'OrderAdded' }>
+    const { data } = current
+    return rowAfter(event, data.event_date, undefined, account, orderId, data.customer, data.location, data.event_date,
+      data.status, data.address, data.delivery_date, null, null, null, null)
+  }
+  if (row === undefined || isLocked(row.status) || row.erased_at !== null) return row
+  const current = open(account, orderId, stored)
   switch (current.type) {
-    case 'OrderAdded': {
-      if (row !== undefined) return row
-      const { data } = current
-      return rowAfter(event, eventDate, undefined, account, orderId, data.customer, data.location, eventDate,
-        data.status, data.address, data.delivery_date, null, null, null, null)
-    }
     case 'OrderUpdated': {
-      if (!changeable) return row
       const { data } = current
-      return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
+      return rowAfter(event, data.event_date, row, row.account, row.order_id, row.customer, row.location, row.created_at,
         data.status, data.address, data.delivery_date, row.recipient, row.reason, row.pod, row.signature)
     }
     case 'OrderCompleted': {
-      if (!changeable) return row
       const { data } = current
-      return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
+      return rowAfter(event, data.event_date, row, row.account, row.order_id, row.customer, row.location, row.created_at,
         STATUS_AFTER.OrderCompleted, data.address, data.delivery_date, data.recipient, row.reason, data.pod, data.signature ?? null)
     }
     case 'OrderCanceled':
-      if (!changeable) return row
-      return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
+      return rowAfter(event, current.data.event_date, row, row.account, row.order_id, row.customer, row.location, row.created_at,
         STATUS_AFTER.OrderCanceled, row.address, row.delivery_date, row.recipient, current.data.reason, row.pod, row.signature)
+    default:
+      return row
   }
 }
 
@@ -65,7 +74,7 @@ export function evolveOrderRow(
  */
 function rowAfter(
   event: ProjectedEvent, eventDate: string, previous: OrderRow | undefined,
-  account: string, orderId: string, customer: string, location: string, createdAt: string,
+  account: string, orderId: string, customer: string | null, location: string | null, createdAt: string,
   status: OrderStatus, address: string | null, deliveryDate: string | null,
   recipient: string | null, reason: string | null, pod: ImageRef | null, signature: ImageRef | null,
 ): OrderRow {
@@ -80,5 +89,20 @@ function rowAfter(
     revision: event.revision,
     event_count: (previous?.event_count ?? 0) + 1,
     position: event.position.commit.toString(),
+    erased_at: null,
+  }
+}
+
+/**
+ * The row once its personal data is erased: every personal value null, every fact about the
+ * delivery kept. Its dates and last event stay those of the last delivery event; the erasure
+ * moves its revision, position and count, as every event of the stream does.
+ */
+function erasedRow(row: OrderRow, event: ProjectedEvent, erasedAt: string): OrderRow {
+  return {
+    account: row.account, order_id: row.order_id, customer: null, location: null, status: row.status, address: null,
+    delivery_date: row.delivery_date, recipient: null, reason: null, pod: null, signature: null, created_at: row.created_at,
+    updated_at: row.updated_at, updated_at_key: row.updated_at_key, last_event_type: row.last_event_type, received_at: row.received_at,
+    revision: event.revision, event_count: row.event_count + 1, position: event.position.commit.toString(), erased_at: erasedAt,
   }
 }

@@ -8,8 +8,9 @@ import type { ImageRef, OrderStatus } from '@waybill/domain'
 export interface OrderRow {
   readonly account: string
   readonly order_id: string
-  readonly customer: string
-  readonly location: string
+  /** Null once erased (and for an order whose events' keys were destroyed before it was projected). */
+  readonly customer: string | null
+  readonly location: string | null
   readonly status: OrderStatus
   readonly address: string | null
   readonly delivery_date: string | null
@@ -31,4 +32,6 @@ export interface OrderRow {
   readonly event_count: number
   /** Global position (commit) of the stream's last applied event, as decimal text. */
   readonly position: string
+  /** When the order's personal data was erased (its PersonalDataErased), else null. */
+  readonly erased_at: string | null
 }

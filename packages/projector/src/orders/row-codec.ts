@@ -14,7 +14,7 @@ export function toRecord(row: OrderRow): OrderRecord {
     pod_sha256: pod?.sha256 ?? null, pod_media_type: pod?.media_type ?? null, pod_bytes: pod?.bytes ?? null,
     signature_sha256: signature?.sha256 ?? null, signature_media_type: signature?.media_type ?? null, signature_bytes: signature?.bytes ?? null,
     created_at: row.created_at, updated_at: row.updated_at, updated_at_key: row.updated_at_key, last_event_type: row.last_event_type,
-    received_at: row.received_at, revision: row.revision, event_count: row.event_count, position: row.position,
+    received_at: row.received_at, revision: row.revision, event_count: row.event_count, position: row.position, erased_at: row.erased_at,
   }
 }
 

@@ -6,8 +6,9 @@ import { timestampKey } from './timestamp-key.js'
  * previous version up to it. Version 2: `updated_at_key` (exact, text) for `updated_at_ms`.
  * Version 3 held the audit log's tree (`merkle_leaves`, `merkle_nodes`); version 4 no longer
  * does: the audit log is a projection of its own, in its own file (docs/audit.md#the-audit-log-file).
+ * Version 5: `erased_at`, and `customer` and `location` may be null (erased; docs/design.md#personal-data).
  */
-export const READ_MODEL_SCHEMA_VERSION = 4
+export const READ_MODEL_SCHEMA_VERSION = 5
 
 /** The SQL types the orders table uses, and what SQLite hands back for each. */
 interface SqlValue {
@@ -25,8 +26,8 @@ interface SqlValue {
 const ORDER_COLUMN_TYPES = {
   account: 'TEXT NOT NULL',
   order_id: 'TEXT NOT NULL',
-  customer: 'TEXT NOT NULL',
-  location: 'TEXT NOT NULL',
+  customer: 'TEXT',
+  location: 'TEXT',
   status: 'TEXT NOT NULL',
   address: 'TEXT',
   delivery_date: 'TEXT',
@@ -46,6 +47,7 @@ const ORDER_COLUMN_TYPES = {
   revision: 'INTEGER NOT NULL',
   event_count: 'INTEGER NOT NULL',
   position: 'TEXT NOT NULL',
+  erased_at: 'TEXT',
 } as const satisfies Readonly<Record<string, keyof SqlValue>>
 
 /** A row of the orders table as SQLite returns it. */
@@ -140,8 +142,8 @@ function storedVersion(db: Database): number | null {
  * file, so the model keeps answering (and keeps its checkpoint) across an upgrade.
  */
 function migrateFrom(db: Database, from: number): void {
-  if (from <= 1) toVersion2(db)
   if (from <= 3) toVersion4(db)
+  if (from <= 4) copyIntoCurrentTable(db)
 }
 
 /**
@@ -158,18 +160,21 @@ function toVersion4(db: Database): void {
 
 /**
  * Version 2 filters `updated_since` on `updated_at_key` (exact to the nanosecond) instead of
- * `updated_at_ms`. `updated_at` holds the event date as sent, so the key is derived from it
- * exactly as the projection derives it. The table is copied into the current DDL rather than
- * altered column by column, so a migrated file has the very layout of a new one.
+ * `updated_at_ms`; version 5 adds `erased_at` and lets `customer` and `location` be null. Each
+ * copies the table into the current DDL rather than altering it column by column, so a migrated
+ * file has the very layout of a new one: a column the old table lacks is derived
+ * (`updated_at_key`, from `updated_at` exactly as the projection derives it) or null (`erased_at`:
+ * nothing was erased before version 5 could say so).
  */
-function toVersion2(db: Database): void {
+function copyIntoCurrentTable(db: Database): void {
+  const old = new Set(db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('orders')").all().map((column) => column.name))
   db.function('waybill_timestamp_key', { deterministic: true }, (text: unknown) => timestampKey(String(text)))
-  db.exec('ALTER TABLE orders RENAME TO orders_version_1')
+  db.exec('ALTER TABLE orders RENAME TO orders_before')
   db.exec(ORDERS_TABLE)
   const columns = ORDER_COLUMNS.join(', ')
-  const values = ORDER_COLUMNS.map((name) => name === 'updated_at_key' ? 'waybill_timestamp_key(updated_at)' : name).join(', ')
-  db.exec(`INSERT INTO orders (${columns}) SELECT ${values} FROM orders_version_1 ORDER BY account, order_id`)
-  // Dropping the old table drops its indexes (orders_by_updated among them); make the new ones.
-  db.exec('DROP TABLE orders_version_1')
+  const values = ORDER_COLUMNS.map((name) => old.has(name) ? name : name === 'updated_at_key' ? 'waybill_timestamp_key(updated_at)' : 'NULL').join(', ')
+  db.exec(`INSERT INTO orders (${columns}) SELECT ${values} FROM orders_before ORDER BY account, order_id`)
+  // Dropping the old table drops its indexes; make the new ones.
+  db.exec('DROP TABLE orders_before')
   createIndexes(db)
 }

@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3'
 import { openProjectionFile } from '../generation/projection-file.js'
 import { parseOrderStreamName } from '@waybill/domain'
 import { comparePositions, type Position, type ProjectionEvent } from '@waybill/event-store'
-import { evolveOrderRow } from './fold.js'
+import { evolveOrderRow, type EventOpener } from './fold.js'
 import type { OrderRow } from './order-row.js'
 import type { ProjectionWriter } from '../runner/projection.js'
 import { fromRecord, toRecord } from './row-codec.js'
@@ -21,6 +21,8 @@ export interface BatchOutcome {
 }
 
 export interface OpenOptions {
+  /** Opens each event's personal part with its order's key (`keyStoreOpener`). */
+  readonly open: EventOpener
   /**
    * Rebuild mode, for a new file nobody reads yet: no journal, no fsync, no secondary indexes,
    * and rows kept in memory (the file starts empty, so memory is the whole truth) and written
@@ -43,8 +45,13 @@ export class ReadModelWriter implements ProjectionWriter<BatchOutcome> {
   private readonly memory: Map<string, OrderRow | undefined> | null
   private memoryIsComplete = true
 
-  constructor(readonly path: string, options: OpenOptions = {}) {
+  private readonly open: EventOpener
+  /** An erasure was applied and the WAL not yet emptied of the pages it scrubbed. */
+  private scrubPending = false
+
+  constructor(readonly path: string, options: OpenOptions) {
     this.db = openProjectionFile(path, options.bulk === true, createSchema)
+    this.open = options.open
     this.selectRow = this.db.prepare('SELECT * FROM orders WHERE account = ? AND order_id = ?')
     this.upsertRow = this.db.prepare(
       `INSERT OR REPLACE INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')})`,
@@ -82,7 +89,19 @@ export class ReadModelWriter implements ProjectionWriter<BatchOutcome> {
    * or a second projector on the same file cannot apply an event twice.
    */
   applyBatch(events: readonly ProjectionEvent[], through: Position | null = null): BatchOutcome {
-    return this.applyInTransaction(events, through)
+    const outcome = this.applyInTransaction(events, through)
+    if (this.scrubPending && this.memory === null) this.emptyJournal()
+    return outcome
+  }
+
+  /**
+   * After an erasure: the rows it scrubbed were overwritten in their pages (`secure_delete`), but
+   * older copies of those pages may sit in the WAL, so it is checkpointed into the file and
+   * truncated. While a reader holds an old snapshot it cannot be; the next batch tries again.
+   */
+  private emptyJournal(): void {
+    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>
+    this.scrubPending = result?.busy !== 0
   }
 
   close(): void {
@@ -126,13 +145,14 @@ export class ReadModelWriter implements ProjectionWriter<BatchOutcome> {
         duplicates += 1
         continue
       }
-      const next = evolveOrderRow(row, account, orderId, event)
+      const next = evolveOrderRow(row, account, orderId, event, this.open)
       if (next === 'unknown') {
         unknown.push(event)
         continue
       }
       touched.set(key, next)
       if (next !== row) applied += 1
+      if (next !== row && next?.erased_at !== null && next?.erased_at !== undefined) this.scrubPending = true
     }
     if (this.memory === null) for (const row of rowsOf(touched)) this.upsertRow.run(columnValues(toRecord(row)))
     else if (this.memory.size > BULK_MEMORY_ROWS) this.flush()

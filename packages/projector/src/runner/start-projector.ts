@@ -1,4 +1,5 @@
 import { comparePositions, positionToString, type BackoffPolicy, type EventStore, type Position } from '@waybill/event-store'
+import type { SubjectKeyStore } from '@waybill/personal-data'
 import { auditProjection } from '../audit/audit-projection.js'
 import type { AuditOptions } from '../audit/head-maker.js'
 import type { SigningStatus } from '../audit/head-signing.js'
@@ -19,6 +20,8 @@ export interface ProjectorOptions {
   readonly source?: () => EventSource
   /** The data directory; each projection's live file is found through its generation pointer. */
   readonly dataDir: string
+  /** The subject keys, with which the read model opens each event's personal part (docs/design.md#personal-data). */
+  readonly keys: Pick<SubjectKeyStore, 'get'>
   /** Events per transaction. Default 1,000. */
   readonly batchSize?: number
   /** Longest wait between polls when nothing wakes a projection. Default 250 ms. */
@@ -77,7 +80,7 @@ export function startProjector(options: ProjectorOptions): Projector {
       batchSize: options.batchSize ?? 1000, pollMs: options.pollMs ?? 250, retry: options.retry ?? DEFAULT_RETRY,
     })
   }
-  const orders = run(ordersProjection(options.dataDir, log))
+  const orders = run(ordersProjection(options.dataDir, options.keys, log))
   const signed = options.audit === undefined ? null : auditProjection(options.dataDir, options.audit, log)
   const audit = signed === null ? null : { projection: signed, loop: run(signed) }
   const loops = audit === null ? [orders] : [orders, audit.loop]

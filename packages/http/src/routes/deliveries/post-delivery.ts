@@ -5,6 +5,7 @@ import {
 } from '@waybill/domain'
 import { DeliveryRequestSchema, validateDelivery } from '@waybill/domain/wire'
 import { handleCommand, StreamStates, type BlobStore, type StreamStore } from '@waybill/event-store'
+import { orderSealer, type SubjectKeyStore } from '@waybill/personal-data'
 import { requirePrincipal, requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
 import { operation } from '../../openapi/operation.js'
 import { ref } from '../../openapi/ref.js'
@@ -30,6 +31,15 @@ const EVENT_ID_HEADER = 'waybill-event-id'
 export interface DeliveriesRouteOptions {
   readonly store: StreamStore
   readonly blobs: Pick<BlobStore, 'put'>
+  /** The keys that seal each order's personal fields (docs/design.md#personal-data). */
+  readonly keys: Pick<SubjectKeyStore, 'get' | 'create'>
+}
+
+/** An erased order takes no event (`locked`), and its id no new ORDER_ADD (`conflict`). */
+function erasedRefusal(event: WireEvent, orderId: string): WaybillError {
+  return event === 'ORDER_ADD'
+    ? new WaybillError('conflict', `Order ${JSON.stringify(orderId)} already exists (its personal data was erased)`)
+    : new WaybillError('locked', `Order ${JSON.stringify(orderId)}'s personal data was erased; it can no longer be modified`)
 }
 
 /**
@@ -101,12 +111,23 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
   }, async (request, reply) => {
     const principal = requirePrincipal(request.principal)
     const valid = (request as FastifyRequest & { body: ValidDelivery }).body
+    const orderId = valid.payload.order_id
+    const stream = streamNameFor(principal.account, orderId)
+
+    // The order's key: made with its first delivery, durable before anything it seals is stored.
+    // Without one, the order does not exist (or was erased): nothing to seal, nothing to decide.
+    const key = valid.event === 'ORDER_ADD'
+      ? await options.keys.create(principal.account, orderId, valid.payload.customer)
+      : options.keys.get(principal.account, orderId)
+    if (key === 'erased') throw erasedRefusal(valid.event, orderId)
+    if (key === null) throw new WaybillError('not_found', rejectionDetail('not_found', orderId))
+    const sealer = orderSealer(key, stream)
 
     // Images are durable before the event that refers to them is appended.
-    for (const image of deliveryImages(valid)) await options.blobs.put(image.bytes, image.sha256)
+    for (const blob of sealer.blobs(deliveryImages(valid))) await options.blobs.put(blob.bytes, blob.sha256)
 
-    const command = toCommand(principal.account, valid)
-    const result = await handleCommand(options.store, streamNameFor(principal.account, command.data.order_id), orderDecider, command, {
+    const command = toCommand(principal.account, valid, sealer)
+    const result = await handleCommand(options.store, stream, orderDecider, command, {
       metadata: {
         received_at: new Date().toISOString(),
         key_id: principal.keyId,
@@ -114,7 +135,7 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
         schema_version: SCHEMA_VERSION,
       },
     }, states)
-    if (result.outcome === 'rejected') throw new WaybillError(result.error, rejectionDetail(result.error, command.data.order_id))
+    if (result.outcome === 'rejected') throw new WaybillError(result.error, rejectionDetail(result.error, orderId))
     // The id is deterministic, so an exact retry (already_applied) names the event stored the first time.
     return reply.code(command.type === 'ORDER_ADD' ? 201 : 202).header(EVENT_ID_HEADER, command.eventId).send()
   })

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { LIMITS } from '@waybill/domain'
 import { verifyStreamChain, type EventStore } from '@waybill/event-store'
+import type { SubjectKeyStore } from '@waybill/personal-data'
 import type { AuditLog } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
@@ -10,7 +11,7 @@ import { json, problems } from '../../openapi/responses.js'
 import { readOrderStream } from './auditor.js'
 import { eventPage } from './event-page.js'
 import { historyCsv } from './history-csv.js'
-import { statesAfter } from './order-states.js'
+import { openedAt, statesAfter, type OrderStream } from './order-states.js'
 import { HistoryQuery, HistorySchema, OrderParams } from './schemas.js'
 
 /**
@@ -22,10 +23,11 @@ const historyAnswer = json(ref<typeof HistorySchema>('History'), 'The order\'s h
 
 /**
  * GET /v1/orders/:order_id/events: the order's stored events read from the event store itself
- * (not the read model), each with the state after it, its leaf in the audit log and the verdict
- * on the stream's hash chain; `?format=csv` for the same as CSV.
+ * (not the read model), each as stored (what its leaf commits to: the personal part sealed) and
+ * opened (its fields as sent, each personal one null once erased), with the state after it, its
+ * leaf in the audit log and the verdict on the stream's hash chain; `?format=csv` for the same as CSV.
  */
-export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: EventStore): void {
+export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: EventStore, keys: Pick<SubjectKeyStore, 'get'>): void {
   fastify.withTypeProvider<TypeBoxTypeProvider>().get('/v1/orders/:order_id/events', {
     preValidation: readAccess,
     schema: operation({
@@ -35,27 +37,33 @@ export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: 
   }, async (request, reply) => {
     const orderId = request.params.order_id
     const { access, account, stream, events } = await readOrderStream(request, orderId, store)
+    const order: OrderStream = { stream, events, key: keys.get(account, orderId) }
     const page = eventPage(events, request.query.after, request.query.limit ?? LIMITS.historyPageDefault)
     const last = page.events.at(-1)
     const leaves = new Map(auditLog.leavesOf(stream, page.events[0]?.revision ?? 0, last?.revision ?? -1).map((leaf) => [leaf.revision, leaf.leafIndex]))
-    const states = await statesAfter(events, page.from, page.from + page.events.length)
+    const states = await statesAfter(order, page.from, page.from + page.events.length)
     const text = (value: unknown): string | null => typeof value === 'string' ? value : null
-    const history = page.events.map((event, i) => ({
-      event_id: event.id,
-      stream,
-      type: event.type,
-      data: event.data,
-      event_date: text(event.data.event_date),
-      received_at: text(event.metadata.received_at),
-      revision: event.revision,
-      ...(access.auditor ? { position: event.position.commit.toString() } : {}),
-      leaf_index: leaves.get(event.revision) ?? null,
-      key_id: text(event.metadata.key_id),
-      request_id: text(event.metadata.request_id),
-      state_after: states[i] ?? {},
-      hash: event.hash,
-      prev_hash: event.metadata.prev_hash,
-    }))
+    const history = page.events.map((event, i) => {
+      const opened = openedAt(order, page.from + i)
+      return {
+        event_id: event.id,
+        stream,
+        type: event.type,
+        data: event.data,
+        fields: opened?.data ?? null,
+        erased: opened?.erased ?? false,
+        event_date: text(event.data.event_date),
+        received_at: text(event.metadata.received_at),
+        revision: event.revision,
+        ...(access.auditor ? { position: event.position.commit.toString() } : {}),
+        leaf_index: leaves.get(event.revision) ?? null,
+        key_id: text(event.metadata.key_id),
+        request_id: text(event.metadata.request_id),
+        state_after: states[i] ?? null,
+        hash: event.hash,
+        prev_hash: event.metadata.prev_hash,
+      }
+    })
     if (request.query.format === 'csv') {
       // The next page's address in a Link header (RFC 8288): the body is the CSV.
       if (page.nextCursor !== null) reply.header('link', `<${nextPageUrl(request.url, page.nextCursor)}>; rel="next"`)

@@ -2,13 +2,13 @@ import { canonicalJson } from '@waybill/domain'
 
 const CSV_COLUMNS = [
   'revision', 'event_id', 'stream', 'type', 'event_date', 'received_at', 'key_id', 'request_id', 'leaf_index', 'hash', 'prev_hash',
-  'data', 'state_after',
+  'erased', 'data', 'fields', 'state_after',
 ] as const
 
 type CsvRow = { readonly [Column in (typeof CSV_COLUMNS)[number]]: unknown }
 
 /**
- * The history as CSV (RFC 4180): one row per event, a header first; objects (data, state_after)
+ * The history as CSV (RFC 4180): one row per event, a header first; objects (data, fields, state_after)
  * as canonical JSON in one cell, nulls as empty cells, and, on the last page, the chain verdict
  * in a last line of its own so that a spreadsheet shows it under the events. A cell a spreadsheet would take for
  * a formula (starting with = + - @, a tab or a carriage return) is prefixed with an apostrophe,

@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { streamNameFor, WaybillError } from '@waybill/domain'
+import { isSealed, streamNameFor, upcastOrderEvent, WaybillError } from '@waybill/domain'
 import type { BlobStore, EventStore } from '@waybill/event-store'
+import { imageContext, openImagePieces, SealBrokenError, type SubjectKeyStore } from '@waybill/personal-data'
 import type { ReadModel } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
@@ -14,10 +15,11 @@ import { OneOrderQuery, OrderParams } from './schemas.js'
 /**
  * GET /v1/orders/:order_id/pod and /signature: the image the order's events recorded, read from
  * the event store (the read model's row is a projection, and a row changed on disk must not
- * choose the bytes served), and served only when its bytes are what the event recorded
- * (docs/audit.md#images).
+ * choose the bytes served), and served only when its blob is what the event recorded
+ * (docs/audit.md#images) and opens with the order's key. Once the order's personal data was
+ * erased its images are gone: not_found, saying so.
  */
-export function getImages(fastify: FastifyInstance, readModel: ReadModel, store: EventStore, blobs: Pick<BlobStore, 'read'>): void {
+export function getImages(fastify: FastifyInstance, readModel: ReadModel, store: EventStore, blobs: Pick<BlobStore, 'read'>, keys: Pick<SubjectKeyStore, 'get'>): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   for (const image of ['pod', 'signature'] as const) {
     app.get(`/v1/orders/:order_id/${image}`, {
@@ -31,22 +33,39 @@ export function getImages(fastify: FastifyInstance, readModel: ReadModel, store:
       const row = readModel.getOrder(account, request.params.order_id)
       if (row === null) throw new WaybillError('not_found', `No order ${request.params.order_id}`)
       if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: row.order_id })
-      const ref = recordedImage(await store.readStream(streamNameFor(row.account, row.order_id)), image)
-      if (ref === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
-      if (row[image]?.sha256 !== ref.sha256) {
-        request.log.error({ blob: ref.sha256, row_blob: row[image]?.sha256 ?? null, image, account: row.account, order_id: row.order_id },
-          `the read model's ${image} differs from the one the order's events recorded; serving the recorded one (run waybill verify)`)
-      }
+      const stream = streamNameFor(row.account, row.order_id)
+      const key = keys.get(row.account, row.order_id)
+      if (row.erased_at !== null || key === 'erased') throw new WaybillError('not_found', `Order ${row.order_id}'s personal data was erased, its images with it`)
+      const events = await store.readStream(stream)
+      const recorded = recordedImage(events, image)
+      if (recorded === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
+      const log = { blob: recorded.ref.blob, image, account: row.account, order_id: row.order_id }
       // Checked against its name (once per file on disk, not per read): the client learns
       // nothing of why it is refused; the log names the blob.
-      const read = await blobs.read(ref.sha256)
+      const read = await blobs.read(recorded.ref.blob)
       if (read.status !== 'ok') {
         const problem = read.status === 'missing' ? 'is missing from the blob store' : 'does not hash to its name (changed on disk)'
-        request.log.error({ blob: ref.sha256, image, account: row.account, order_id: row.order_id }, `image blob ${ref.sha256} ${problem}`)
+        request.log.error(log, `image blob ${recorded.ref.blob} ${problem}`)
         throw new WaybillError('server_error')
       }
+      const completion = upcastOrderEvent(events[recorded.index] as (typeof events)[number])
+      const sealed = completion?.type === 'OrderCompleted' && isSealed(completion.data.personal)
+      let pieces = read.chunks
+      if (sealed) {
+        if (key === null) {
+          request.log.error(log, `no key for order ${row.order_id} in the subject key store`)
+          throw new WaybillError('server_error')
+        }
+        try {
+          pieces = await openImagePieces(key, imageContext(stream), read.chunks)
+        } catch (error) {
+          if (!(error instanceof SealBrokenError)) throw error
+          request.log.error(log, `image blob ${recorded.ref.blob} does not open with its order's key`)
+          throw new WaybillError('server_error')
+        }
+      }
       // Written a piece at a time as the connection drains: a 5 MiB image is not encrypted in one go.
-      return reply.type(ref.media_type).header('content-length', read.size).send(Readable.from(read.chunks))
+      return reply.type(recorded.ref.media_type).header('content-length', recorded.ref.bytes).send(Readable.from(pieces))
     })
   }
 }

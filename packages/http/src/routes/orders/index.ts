@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { BlobStore, EventStore } from '@waybill/event-store'
+import type { SubjectKeyStore } from '@waybill/personal-data'
 import type { AuditLog, ReadModel } from '@waybill/projector'
 import { getHistory } from './get-history.js'
 import { getOrder } from './get-order.js'
@@ -12,6 +13,8 @@ export interface OrderRoutesOptions {
   readonly auditLog: AuditLog
   readonly store: EventStore
   readonly blobs: Pick<BlobStore, 'read'>
+  /** The keys that open each order's personal fields and images. */
+  readonly keys: Pick<SubjectKeyStore, 'get'>
 }
 
 /**
@@ -24,6 +27,6 @@ export interface OrderRoutesOptions {
 export default async function orderRoutes(app: FastifyInstance, options: OrderRoutesOptions): Promise<void> {
   getOrder(app, options.readModel)
   listOrders(app, options.readModel)
-  getHistory(app, options.auditLog, options.store)
-  getImages(app, options.readModel, options.store, options.blobs)
+  getHistory(app, options.auditLog, options.store, options.keys)
+  getImages(app, options.readModel, options.store, options.blobs, options.keys)
 }

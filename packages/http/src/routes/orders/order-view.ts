@@ -23,6 +23,7 @@ export function orderView(row: OrderRow): OrderView {
     received_at: row.received_at,
     last_event: row.last_event_type,
     revision: row.revision,
+    erased_at: row.erased_at,
   }
 }
 

@@ -20,8 +20,8 @@ const AuditOnly = (description: string) => Type.Optional(Type.String({ descripti
 export const OrderSchema = Type.Object({
   account: AuditOnly('The order\'s account'),
   order_id: Type.String(),
-  customer: Type.String(),
-  location: Type.String(),
+  customer: Nullable(Type.String({ description: 'Null once the order\'s personal data was erased' })),
+  location: Nullable(Type.String({ description: 'Null once erased' })),
   status: orderStatus('The order\'s state'),
   address: Nullable(Type.String()),
   delivery_date: Nullable(Type.String()),
@@ -35,6 +35,7 @@ export const OrderSchema = Type.Object({
   last_event: Type.String({ description: 'Stored type of the latest event' }),
   revision: Type.Integer({ description: 'Revision (from 0) of the latest event in the order stream' }),
   position: AuditOnly('Global log position of the latest event (decimal)'),
+  erased_at: Nullable(Type.String({ description: 'When the order\'s personal data was erased (waybill erase, or the retention period); every personal field is then null' })),
 }, { description: 'An order as the read model holds it; it trails the event log by a moment' })
 
 /** An order as the read API answers it; its one definition is `OrderSchema`. */
@@ -89,7 +90,11 @@ export const HistoryEntrySchema = Type.Object({
   event_id: Type.String({ description: 'The event id (UUID v5, deterministic); the Waybill-Event-Id header of the answer that stored it' }),
   stream: Type.String({ description: 'The order\'s stream, order-<account>-<order_id>' }),
   type: Type.String(),
-  data: Type.Object({}, { additionalProperties: true }),
+  data: Type.Object({}, { additionalProperties: true, description: 'The event\'s data as stored, what its leaf commits to: the personal fields sealed in `personal`' }),
+  fields: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: 'The event\'s fields as sent (images by their sha256), opened from its sealed part; each personal one null once erased. Null for a type this version does not know',
+  }),
+  erased: Type.Boolean({ description: 'True when the event\'s personal fields were erased: `fields` holds null in their places' }),
   event_date: Nullable(Type.String()),
   received_at: Nullable(Type.String()),
   revision: Type.Integer(),
@@ -97,7 +102,7 @@ export const HistoryEntrySchema = Type.Object({
   leaf_index: Type.Union([Type.Integer(), Type.Null()], { description: 'Its leaf in the audit log; null until projected' }),
   key_id: Nullable(Type.String({ description: 'Id of the API key that sent it' })),
   request_id: Nullable(Type.String({ description: 'X-Request-Id of the request that sent it' })),
-  state_after: Type.Object({}, { additionalProperties: true, description: 'The order\'s state after this event (the domain\'s fold)' }),
+  state_after: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The order\'s state after this event (the domain\'s fold of its opened events); null before its ORDER_ADD' }),
   hash: Type.String(),
   prev_hash: Nullable(Type.String()),
 }, { description: 'One stored event of the order' })
