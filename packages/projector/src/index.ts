@@ -3,7 +3,8 @@
  * (the orders read model, the audit log with its signed heads), their loop, rebuild and verify,
  * and their query API (no HTTP: the routes are @waybill/http's).
  */
-export { evolveOrderRow, type ProjectedEvent } from './orders/fold.js'
+export { evolveOrderRow, type EventOpener, type ProjectedEvent } from './orders/fold.js'
+export { keyStoreOpener } from './orders/opener.js'
 export type { OrderRow } from './orders/order-row.js'
 export { ReadModelWriter, ORDERS_PROJECTION, type BatchOutcome } from './orders/writer.js'
 export { ReadModel, type ListFilters, type OrderFilter, type AuditPosition } from './orders/reader.js'

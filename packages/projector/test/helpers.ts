@@ -1,23 +1,41 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type ImageRef, type OrderCommand, type WireEvent,
+  orderDecider, SCHEMA_VERSION, streamNameFor, type DecodedImage, type ImageRef, type ValidDelivery, type WireEvent,
 } from '@waybill/domain'
-import { handleCommand, openSqliteEventStore, type SqliteEventStore } from '@waybill/event-store'
+import { handleCommand, openSqliteEventStore, type BlobStore, type SqliteEventStore } from '@waybill/event-store'
+import { openSqliteKeyStore, sealDelivery, type SubjectKeyStore } from '@waybill/personal-data'
+import type { EventOpener } from '../src/index.js'
 
 export interface TestDir {
+  /** The data directory; its subject keys are beside it, at `<path>.subject-keys` (as `waybill` puts them). */
   readonly path: string
   remove(): Promise<void>
 }
 
 export async function tempDir(prefix = 'waybill-projector-'): Promise<TestDir> {
-  const path = await mkdtemp(join(tmpdir(), prefix))
-  return { path, remove: () => rm(path, { recursive: true, force: true }) }
+  const root = await mkdtemp(join(tmpdir(), prefix))
+  const path = join(root, 'data')
+  await mkdir(path)
+  return { path, remove: () => rm(root, { recursive: true, force: true }) }
 }
 
-export function openStore(dataDir: string): Promise<SqliteEventStore> {
-  return openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })
+/** The event store of a data dir, with its subject keys (closed with it). */
+export type TestStore = SqliteEventStore & { readonly keys: SubjectKeyStore }
+
+export async function openStore(dataDir: string): Promise<TestStore> {
+  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })
+  const keys = await openSqliteKeyStore({ dir: `${dataDir}.subject-keys` })
+  const close = store.close.bind(store)
+  return Object.assign(store, {
+    keys,
+    close: async () => {
+      await close()
+      await keys.close()
+    },
+  })
 }
 
 /** Small deterministic PRNG (mulberry32), so a failing random run can be replayed by its seed. */
@@ -34,14 +52,23 @@ function random(seed: number): () => number {
 
 const date = (n: number): string => new Date(Date.UTC(2025, 0, 1) + n * 60_000).toISOString().replace('.000Z', 'Z')
 
-export const TEST_POD: ImageRef = { sha256: 'a'.repeat(64), media_type: 'image/png', bytes: 68 }
+const image = (text: string): DecodedImage => {
+  const bytes = Buffer.from(`\x89PNG ${text}`, 'latin1')
+  return { bytes, media_type: 'image/png', sha256: createHash('sha256').update(bytes).digest('hex') }
+}
+/** A proof of delivery and a signature, decoded as the ingress decodes them. */
+export const TEST_POD = image('proof of delivery')
+export const TEST_SIGNATURE = image('signature')
+/** An image as the read model shows it. */
+export const refOf = (decoded: DecodedImage): ImageRef => ({ sha256: decoded.sha256, media_type: decoded.media_type, bytes: decoded.bytes.length })
 
-/** A command as the ingress would build it after validation. */
-export function command(account: string, event: WireEvent, data: Record<string, unknown>): OrderCommand {
-  return { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
+/** A delivery as the ingress has it after validation: the event, its date, its fields as sent. */
+export function command(_account: string, event: WireEvent, fields: Record<string, unknown>): ValidDelivery {
+  const { event_date, ...payload } = fields
+  return { event, event_date: event_date as string, payload } as unknown as ValidDelivery
 }
 
-function commandFor(account: string, orderId: string, event: WireEvent, step: number, pick: () => number): OrderCommand {
+function commandFor(account: string, orderId: string, event: WireEvent, step: number, pick: () => number): ValidDelivery {
   const common = { order_id: orderId, event_date: date(step) }
   const status = pick() < 0.5 ? 'pending' : 'in_progress'
   switch (event) {
@@ -55,16 +82,19 @@ function commandFor(account: string, orderId: string, event: WireEvent, step: nu
     case 'ORDER_COMPLETE':
       return command(account, event, {
         ...common, address: `${step} Last St`, delivery_date: date(step), recipient: 'R. Cipient', pod: TEST_POD,
-        ...(pick() < 0.5 ? { signature: { ...TEST_POD, sha256: 'b'.repeat(64) } } : {}),
+        ...(pick() < 0.5 ? { signature: TEST_SIGNATURE } : {}),
       })
     case 'ORDER_CANCELED':
       return command(account, event, { ...common, reason: 'customer asked' })
   }
 }
 
-/** Sends one command through the real command handler and decider, as the ingress does. */
-export async function send(store: SqliteEventStore, account: string, cmd: OrderCommand): Promise<string> {
-  const result = await handleCommand(store, streamNameFor(account, cmd.data.order_id), orderDecider, cmd, {
+/** Seals one delivery with its order's key and sends it through the real command handler and decider, as the ingress does. */
+export async function send(store: TestStore, account: string, delivery: ValidDelivery, blobs?: Pick<BlobStore, 'put'>): Promise<string> {
+  const sealed = await sealDelivery(store.keys, account, delivery)
+  if (!sealed.ok) return sealed.refusal
+  for (const blob of blobs === undefined ? [] : sealed.blobs) await blobs?.put(blob.bytes, blob.sha256)
+  const result = await handleCommand(store, streamNameFor(account, delivery.payload.order_id), orderDecider, sealed.command, {
     metadata: { received_at: new Date().toISOString(), key_id: 'test-key', request_id: 'test', schema_version: SCHEMA_VERSION },
   })
   return result.outcome === 'rejected' ? result.error : result.outcome
@@ -74,7 +104,7 @@ export async function send(store: SqliteEventStore, account: string, cmd: OrderC
  * Random traffic over `orders` order ids in two accounts: adds, updates, completions, cancels,
  * including ones the decider rejects (locked, not found, conflict), which append nothing.
  */
-export async function randomTraffic(store: SqliteEventStore, options: { seed: number; steps: number; orders: number }): Promise<Record<string, number>> {
+export async function randomTraffic(store: TestStore, options: { seed: number; steps: number; orders: number }): Promise<Record<string, number>> {
   const pick = random(options.seed)
   const outcomes: Record<string, number> = {}
   const events: WireEvent[] = ['ORDER_ADD', 'ORDER_ADD', 'ORDER_UPDATE', 'ORDER_UPDATE', 'ORDER_UPDATE', 'ORDER_COMPLETE', 'ORDER_CANCELED']
@@ -86,4 +116,9 @@ export async function randomTraffic(store: SqliteEventStore, options: { seed: nu
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1
   }
   return outcomes
+}
+
+/** The opener of a read model no event reaches (a file made only to be refused): opening one is a bug. */
+export const noOpener: EventOpener = () => {
+  throw new Error('no event was expected here')
 }

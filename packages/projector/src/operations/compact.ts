@@ -1,7 +1,7 @@
 import { rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import Sqlite, { type Database } from 'better-sqlite3'
-import { ORDER_CATEGORY } from '@waybill/domain'
+import { ORDER_CATEGORY, upcastOrderEvent } from '@waybill/domain'
 import type { BlobStore, EventStore, Position, SweepReport } from '@waybill/event-store'
 import {
   currentGeneration, fsyncPath, newGenerationName, READ_MODEL_FILES, removeOldGenerations, switchGeneration,
@@ -51,19 +51,23 @@ export async function compact(options: CompactOptions): Promise<CompactReport> {
   return { images, readModel: compactReadModel(options.dataDir, options.freeShare ?? 0.1, options.dryRun === true) }
 }
 
-/** The sha256 of every image an order event names (an OrderCompleted's pod and signature). */
+/**
+ * The blobs the log names: every completion's proof of delivery and signature, as stored, except
+ * those of orders whose personal data was erased since (their images went with it).
+ */
 async function namedImages(store: EventStore): Promise<Set<string>> {
-  const named = new Set<string>()
+  const byStream = new Map<string, string[]>()
   for (let after: Position | null = null; ;) {
     const batch = await store.readAll({ after, maxCount: 10_000, categories: [ORDER_CATEGORY] })
     for (const event of batch) {
-      for (const field of ['pod', 'signature']) {
-        const ref = event.data[field] as { sha256?: unknown } | undefined
-        if (typeof ref?.sha256 === 'string') named.add(ref.sha256)
-      }
+      const current = upcastOrderEvent(event)
+      if (current?.type === 'PersonalDataErased') byStream.delete(event.streamName)
+      if (current?.type !== 'OrderCompleted') continue
+      const { pod, signature } = current.data
+      byStream.set(event.streamName, [...byStream.get(event.streamName) ?? [], pod.blob, ...(signature === undefined ? [] : [signature.blob])])
     }
     const last = batch.at(-1)
-    if (last === undefined) return named
+    if (last === undefined) return new Set([...byStream.values()].flat())
     after = last.position
   }
 }

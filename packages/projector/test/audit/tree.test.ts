@@ -32,7 +32,7 @@ t.test('the audit projection keeps the tree of every order event in its own file
   const heads = HeadStore.inDataDir(dir.path)
   t.teardown(() => heads.close())
   const { privateKey, publicKey } = generateKeyPairSync('ed25519')
-  const projector = startProjector({ store, dataDir: dir.path, batchSize: 37, audit: { signingKey: privateKey, heads, everyEvents: 50 } })
+  const projector = startProjector({ store, keys: store.keys, dataDir: dir.path, batchSize: 37, audit: { signingKey: privateKey, heads, everyEvents: 50 } })
   const head = await store.headPosition()
   await projector.waitFor(head!)
   const status = projector.status()
@@ -76,7 +76,7 @@ t.test('the audit projection keeps the tree of every order event in its own file
   // Rebuilding the orders reads, writes and checks nothing of the audit log or the heads.
   const auditFile = log.path
   const before = statSync(auditFile).mtimeMs
-  const rebuilt = await rebuildReadModel({ store, dataDir: dir.path })
+  const rebuilt = await rebuildReadModel({ store, keys: store.keys, dataDir: dir.path })
   t.equal(model.path, rebuilt.path, 'the orders were rebuilt and swapped in')
   t.equal(statSync(auditFile).mtimeMs, before, 'the audit log file was not written')
   t.equal(log.path, auditFile)
@@ -93,7 +93,7 @@ t.test('the audit projection keeps the tree of every order event in its own file
   const problems: string[] = []
   const fresh = await tempDir()
   t.teardown(() => fresh.remove())
-  const again = startProjector({ store, dataDir: fresh.path, audit: { signingKey: privateKey, heads },
+  const again = startProjector({ store, keys: store.keys, dataDir: fresh.path, audit: { signingKey: privateKey, heads },
     logger: { info() {}, warn() {}, error: (o: object) => problems.push(JSON.stringify(o)) } })
   await again.waitFor(head!)
   t.match(again.status().audit?.problem, /not the signed head's/)
@@ -111,7 +111,7 @@ t.test('audit rebuild: a new file checked against every head, then swapped in; a
   const heads = HeadStore.inDataDir(dir.path)
   t.teardown(() => heads.close())
   const { privateKey } = generateKeyPairSync('ed25519')
-  const projector = startProjector({ store, dataDir: dir.path, audit: { signingKey: privateKey, heads, everyEvents: 20 } })
+  const projector = startProjector({ store, keys: store.keys, dataDir: dir.path, audit: { signingKey: privateKey, heads, everyEvents: 20 } })
   await projector.waitFor((await store.headPosition())!)
   const log = new AuditLog(dir.path)
   t.teardown(() => log.close())

@@ -12,7 +12,7 @@ t.test('a head the live projector signs past what the audit rebuild has read mak
   await randomTraffic(store, { seed: 51, steps: 150, orders: 20 })
   const heads = HeadStore.inDataDir(dir.path)
   t.teardown(() => heads.close())
-  const live = startProjector({ store, dataDir: dir.path, pollMs: 10, audit: { signingKey: generateKeyPairSync('ed25519').privateKey, heads, everyEvents: 1 } })
+  const live = startProjector({ store, keys: store.keys, dataDir: dir.path, pollMs: 10, audit: { signingKey: generateKeyPairSync('ed25519').privateKey, heads, everyEvents: 1 } })
   t.teardown(() => live.stop())
   await live.waitFor((await store.headPosition())!)
   const signedFirst = heads.latest()!.tree_size

@@ -14,7 +14,7 @@ t.test('a rebuild in another process swaps the model while queries and the proje
     await dir.remove()
   })
   await randomTraffic(store, { seed: 21, steps: 3000, orders: 300 })
-  const projector = startProjector({ store, dataDir: dir.path, pollMs: 10 })
+  const projector = startProjector({ store, keys: store.keys, dataDir: dir.path, pollMs: 10 })
   t.teardown(() => projector.stop())
   await projector.waitFor((await store.headPosition())!)
   const firstPath = readModel.path
@@ -62,7 +62,7 @@ t.test('a rebuild in another process swaps the model while queries and the proje
   await traffic
   await projector.waitFor((await store.headPosition())!)
   t.equal(projector.status().orders.path, readModel.path, 'the live projector moved to the new file')
-  const report = await verifyOrders({ store, readModel })
+  const report = await verifyOrders({ store, keys: store.keys, readModel })
   t.same(report.mismatches, [])
   t.ok(report.ok, 'the rebuilt model, kept current by the projector, equals a fresh fold')
 })

@@ -46,7 +46,7 @@ t.test('rebuilds under write traffic: each one succeeds, and afterwards the read
   let grew = 0
   for (let run = 1; run <= 3; run += 1) {
     const before = await logHead()
-    const result = await rebuildReadModel({ store, dataDir: dir.path, batchSize: 50 })
+    const result = await rebuildReadModel({ store, keys: store.keys, dataDir: dir.path, batchSize: 50 })
     t.ok(result.events > 0, `orders rebuild ${run}: ${result.events} events in ${result.elapsedMs.toFixed(0)} ms`)
     paths.add(basename(readModel.path))
     t.equal(readModel.path, result.path, `orders rebuild ${run}: swapped in`)
@@ -71,7 +71,7 @@ t.test('rebuilds under write traffic: each one succeeds, and afterwards the read
   projector.kill('SIGTERM')
   t.equal((await exited(projector)).code, 0, 'the live projector stopped cleanly')
 
-  const orders = await verifyOrders({ store, readModel })
+  const orders = await verifyOrders({ store, keys: store.keys, readModel })
   t.same(orders.mismatches, [])
   t.ok(orders.ok, `the read model matches the log (${orders.events} events)`)
   const kept = [...heads.all()]

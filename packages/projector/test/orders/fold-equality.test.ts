@@ -15,7 +15,7 @@ t.test('after random traffic the read model equals a fresh fold of the log', asy
   t.ok((before.appended ?? 0) > 300, 'traffic appended events')
   t.ok((before.locked ?? 0) + (before.not_found ?? 0) + (before.conflict ?? 0) > 0, 'and had rejected commands')
 
-  const projector = startProjector({ store, dataDir: dir.path, batchSize: 97, pollMs: 20 })
+  const projector = startProjector({ store, keys: store.keys, dataDir: dir.path, batchSize: 97, pollMs: 20 })
   // More traffic while the projector runs, so live batches interleave with appends.
   await randomTraffic(store, { seed: 8, steps: 500, orders: 150 })
   const head = await store.headPosition()
@@ -25,7 +25,7 @@ t.test('after random traffic the read model equals a fresh fold of the log', asy
   t.equal(projector.status().orders.state, 'caught_up')
   await projector.stop()
 
-  const report = await verifyOrders({ store, readModel })
+  const report = await verifyOrders({ store, keys: store.keys, readModel })
   t.same({ brokenChains: report.brokenChains, mismatches: report.mismatches }, { brokenChains: [], mismatches: [] })
   t.ok(report.ok)
   t.ok(report.streams > 100, `${report.streams} streams checked`)

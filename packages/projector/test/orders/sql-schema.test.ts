@@ -5,7 +5,7 @@ import t from 'tap'
 import { ReadModel, ReadModelWriter, startProjector, verifyOrders, type OrderRow } from '../../src/index.js'
 import { READ_MODEL_SCHEMA_VERSION } from '../../src/orders/sql-schema.js'
 import { timestampKey } from '../../src/orders/timestamp-key.js'
-import { command, openStore, randomTraffic, send, tempDir } from '../helpers.js'
+import { command, noOpener, openStore, randomTraffic, send, tempDir } from '../helpers.js'
 
 // The layout of read-model version 1, verbatim: what an operator upgrading still has on disk.
 const VERSION_1 = `
@@ -58,7 +58,7 @@ async function olderReadModel(t: { teardown(fn: () => Promise<void>): void }) {
   }
   const scratch = join(dir.path, 'scratch')
   await mkdir(scratch)
-  const projector = startProjector({ store, dataDir: scratch })
+  const projector = startProjector({ store, keys: store.keys, dataDir: scratch })
   await projector.waitFor((await store.headPosition())!)
   await projector.stop()
   const model = new ReadModel(scratch)
@@ -87,12 +87,12 @@ const ids = (rows: readonly OrderRow[]) => rows.map((row) => row.order_id)
 
 t.test('the projector migrates a version-1 read model in place and carries on from its checkpoint', async (t) => {
   const { dataDir, store, scratch } = await olderReadModel(t)
-  const projector = startProjector({ store, dataDir })
+  const projector = startProjector({ store, keys: store.keys, dataDir })
   await projector.waitFor((await store.headPosition())!)
   await projector.stop()
   const readModel = new ReadModel(dataDir)
   t.teardown(() => readModel.close())
-  t.ok((await verifyOrders({ store, readModel })).ok, 'every row equals a fresh fold of its stream')
+  t.ok((await verifyOrders({ store, keys: store.keys, readModel })).ok, 'every row equals a fresh fold of its stream')
   t.same(ids(readModel.listOrders('acme', since('2030-01-01T00:00:00.0009Z'))), ['frac-b'])
   t.same(ids(readModel.listOrders('acme', since('2030-01-01T00:00:00.0005Z'))), ['frac-a', 'frac-b'])
   t.same(layout(readModel.path), { ...layout(join(scratch, 'read-model.sqlite')), version: String(READ_MODEL_SCHEMA_VERSION) },
@@ -112,7 +112,7 @@ t.test('an audit (migrate: false) refuses a version-1 read model and leaves it a
   const { dataDir } = await olderReadModel(t)
   const audit = new ReadModel(dataDir, { migrate: false })
   t.teardown(() => audit.close())
-  t.throws(() => audit.listOrders('acme', { limit: 1 }), /schema version 1, older than this Waybill's 4: `waybill serve` or `waybill projector`/)
+  t.throws(() => audit.listOrders('acme', { limit: 1 }), /schema version 1, older than this Waybill's 5: `waybill serve` or `waybill projector`/)
   t.equal(layout(join(dataDir, 'read-model.sqlite')).version, '1', 'not migrated')
 })
 
@@ -120,11 +120,11 @@ t.test('a read model from a newer version is refused with a reason, never misrea
   const dir = await tempDir()
   t.teardown(() => dir.remove())
   const path = join(dir.path, 'read-model.sqlite')
-  new ReadModelWriter(path).close()
+  new ReadModelWriter(path, { open: noOpener }).close()
   const db = new Sqlite(path)
   db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run()
   db.close()
-  t.throws(() => new ReadModelWriter(path), /schema version 99/)
+  t.throws(() => new ReadModelWriter(path, { open: noOpener }), /schema version 99/)
   const readModel = new ReadModel(dir.path)
   t.teardown(() => readModel.close())
   t.throws(() => readModel.listOrders('acme', { limit: 1 }), /schema version 99/)

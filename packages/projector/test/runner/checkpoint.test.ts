@@ -1,6 +1,7 @@
 import t from 'tap'
 import { comparePositions, type Position, type ProjectionEvent } from '@waybill/event-store'
 import { startProjector, type EventSource } from '../../src/index.js'
+import { openMemoryKeyStore } from '@waybill/personal-data'
 import { tempDir } from '../helpers.js'
 
 // A log whose positions are byte offsets, as on EventStoreDB (100 apart), served by a source
@@ -32,7 +33,7 @@ t.test('the checkpoint moves only as far as the read went, never to a head read 
   t.teardown(() => dir.remove())
   const log = [1, 2, 3, 4, 5].map(orderAdded)
   let visible = 3
-  const projector = startProjector({ source: () => laggingSource(log, () => visible), dataDir: dir.path, pollMs: 10 })
+  const projector = startProjector({ source: () => laggingSource(log, () => visible), keys: openMemoryKeyStore(), dataDir: dir.path, pollMs: 10 })
   t.teardown(() => projector.stop())
   await projector.waitFor(at(3))
   await new Promise((resolve) => setTimeout(resolve, 100))

@@ -5,12 +5,12 @@ import Sqlite from 'better-sqlite3'
 import { positionToString } from '@waybill/event-store'
 import t from 'tap'
 import { AuditLogWriter, HeadStore, ReadModel, ReadModelWriter, startProjector, verifyOrders, type ProjectorStatus } from '../../src/index.js'
-import { openStore, randomTraffic, tempDir } from '../helpers.js'
+import { noOpener, openStore, randomTraffic, tempDir } from '../helpers.js'
 
 /** Makes `file` in `dir` refuse to open: a schema version no Waybill wrote. */
 function refusedFile(dir: string, file: 'read-model.sqlite' | 'audit-log.sqlite'): void {
   const path = join(dir, file)
-  if (file === 'read-model.sqlite') new ReadModelWriter(path).close()
+  if (file === 'read-model.sqlite') new ReadModelWriter(path, { open: noOpener }).close()
   else new AuditLogWriter(path).close()
   const db = new Sqlite(path)
   db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run()
@@ -38,7 +38,7 @@ for (const broken of ['orders', 'audit'] as const) {
     t.teardown(() => heads.close())
     const errors: string[] = []
     const projector = startProjector({
-      store, dataDir: dir.path, pollMs: 10, retry: { initialMs: 10, maxMs: 40 },
+      store, keys: store.keys, dataDir: dir.path, pollMs: 10, retry: { initialMs: 10, maxMs: 40 },
       audit: { signingKey: generateKeyPairSync('ed25519').privateKey, heads },
       logger: { info() {}, warn() {}, error: (_o, m) => errors.push(m ?? '') },
     })
@@ -57,6 +57,6 @@ for (const broken of ['orders', 'audit'] as const) {
     await projector.stop()
     const readModel = new ReadModel(dir.path)
     t.teardown(() => readModel.close())
-    t.ok((await verifyOrders({ store, readModel })).ok)
+    t.ok((await verifyOrders({ store, keys: store.keys, readModel })).ok)
   })
 }

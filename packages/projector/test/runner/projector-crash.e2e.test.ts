@@ -52,7 +52,7 @@ t.test('SIGKILL of the projector process mid-run, then restart: no duplicate, no
   const rows = [...readModel.allOrders()]
   t.ok(rows.length > 300, `${rows.length} orders`)
   t.same(rows.filter((row) => row.event_count !== row.revision + 1).map((row) => row.order_id), [], 'every row applied each event exactly once')
-  const report = await verifyOrders({ store, readModel })
+  const report = await verifyOrders({ store, keys: store.keys, readModel })
   t.same(report.mismatches, [])
   t.ok(report.ok)
 })

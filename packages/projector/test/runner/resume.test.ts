@@ -1,11 +1,10 @@
 import t from 'tap'
-import type { SqliteEventStore } from '@waybill/event-store'
 import { ReadModel, startProjector, storeEventSource, verifyOrders, type EventSource } from '../../src/index.js'
-import { openStore, randomTraffic, tempDir } from '../helpers.js'
+import { openStore, randomTraffic, tempDir, type TestStore } from '../helpers.js'
 
 t.test('the projector rides out the store going away and coming back, then catches up', async (t) => {
   const dir = await tempDir()
-  let store: SqliteEventStore = await openStore(dir.path)
+  let store: TestStore = await openStore(dir.path)
   const readModel = new ReadModel(dir.path)
   t.teardown(async () => {
     readModel.close()
@@ -15,7 +14,7 @@ t.test('the projector rides out the store going away and coming back, then catch
   // The source follows whichever store object is current: closing it is a real outage (its
   // reads throw StoreUnavailableError), reopening the file is the store coming back.
   const source = (): EventSource => {
-    const sources = new Map<SqliteEventStore, EventSource>()
+    const sources = new Map<TestStore, EventSource>()
     const current = (): EventSource => {
       let source = sources.get(store)
       if (source === undefined) sources.set(store, source = storeEventSource(store))
@@ -31,7 +30,7 @@ t.test('the projector rides out the store going away and coming back, then catch
   const warnings: string[] = []
   const errors: string[] = []
   const projector = startProjector({
-    source, dataDir: dir.path, pollMs: 10, retry: { initialMs: 10, maxMs: 80 },
+    source, keys: { get: (account, orderId) => store.keys.get(account, orderId) }, dataDir: dir.path, pollMs: 10, retry: { initialMs: 10, maxMs: 80 },
     logger: { info() {}, warn: (_o, m) => warnings.push(m ?? ''), error: (_o, m) => errors.push(m ?? '') },
   })
   await randomTraffic(store, { seed: 5, steps: 200, orders: 30 })
@@ -52,7 +51,7 @@ t.test('the projector rides out the store going away and coming back, then catch
   t.not(projector.status().orders.state, 'retrying', 'resumed by itself')
   await projector.stop()
   t.equal(projector.status().orders.state, 'stopped')
-  t.ok((await verifyOrders({ store, readModel })).ok)
+  t.ok((await verifyOrders({ store, keys: store.keys, readModel })).ok)
 })
 
 t.test('an unknown event type in an order stream is skipped with a log line, never a crash', async (t) => {
@@ -70,7 +69,7 @@ t.test('an unknown event type in an order stream is skipped with a log line, nev
   await randomTraffic(store, { seed: 10, steps: 40, orders: 5 })
   const warnings: Array<{ object: object; message: string }> = []
   const projector = startProjector({
-    store, dataDir: dir.path,
+    store, keys: store.keys, dataDir: dir.path,
     logger: { info() {}, error() {}, warn: (object, message) => warnings.push({ object, message: message ?? '' }) },
   })
   await projector.waitFor((await store.headPosition())!)
@@ -78,5 +77,5 @@ t.test('an unknown event type in an order stream is skipped with a log line, nev
   t.same(warnings.map((w) => w.object), [{ stream: 'order-acme-o-1', revision: warnings[0] ? (warnings[0].object as { revision: number }).revision : -1, type: 'OrderRerouted' }])
   t.match(warnings[0]?.message, /unknown event type skipped/)
   t.equal(projector.lag(), 0, 'the checkpoint moved past it and past the other category')
-  t.ok((await verifyOrders({ store, readModel })).ok, 'the rest of the model is right')
+  t.ok((await verifyOrders({ store, keys: store.keys, readModel })).ok, 'the rest of the model is right')
 })

@@ -50,7 +50,7 @@ t.test('a data dir of the previous release: the audit projection builds the audi
 
   const { privateKey } = generateKeyPairSync('ed25519')
   const errors: string[] = []
-  const projector = startProjector({ store, dataDir, batchSize: 9, audit: { signingKey: privateKey, heads, everyEvents: 1000 },
+  const projector = startProjector({ store, keys: store.keys, dataDir, batchSize: 9, audit: { signingKey: privateKey, heads, everyEvents: 1000 },
     logger: { info() {}, warn() {}, error: (object) => errors.push(JSON.stringify(object)) } })
   await projector.waitFor((await store.headPosition())!)
   const status = projector.status()
@@ -69,7 +69,7 @@ t.test('a data dir of the previous release: the audit projection builds the audi
   const readModel = new ReadModel(dataDir)
   t.teardown(() => readModel.close())
   t.same(tables(readModel.path), ['checkpoints', 'meta', 'orders'], 'the read model lost its tree tables')
-  t.ok((await verifyOrders({ store, readModel })).ok, 'and its rows, kept and brought up to the head, equal a fresh fold')
+  t.ok((await verifyOrders({ store, keys: store.keys, readModel })).ok, 'and its rows, kept and brought up to the head, equal a fresh fold')
 })
 
 t.test('the read model of the previous release is migrated by the first reader too, keeping rows and checkpoint; an audit refuses it unchanged', async (t) => {

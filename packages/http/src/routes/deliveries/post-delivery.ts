@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify'
 import {
-  deliveryImages, LIMITS, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, toCommand, WaybillError,
+  LIMITS, orderDecider, readEventName, SCHEMA_VERSION, streamNameFor, WaybillError,
   type DomainErrorCode, type OrderState, type ValidDelivery, type WireEvent,
 } from '@waybill/domain'
 import { DeliveryRequestSchema, validateDelivery } from '@waybill/domain/wire'
 import { handleCommand, StreamStates, type BlobStore, type StreamStore } from '@waybill/event-store'
-import { orderSealer, type SubjectKeyStore } from '@waybill/personal-data'
+import { sealDelivery, type SubjectKeyStore } from '@waybill/personal-data'
 import { requirePrincipal, requireScope, SCOPE_FOR_EVENT } from '@waybill/keys'
 import { operation } from '../../openapi/operation.js'
 import { ref } from '../../openapi/ref.js'
@@ -114,19 +114,17 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
     const orderId = valid.payload.order_id
     const stream = streamNameFor(principal.account, orderId)
 
-    // The order's key: made with its first delivery, durable before anything it seals is stored.
-    // Without one, the order does not exist (or was erased): nothing to seal, nothing to decide.
-    const key = valid.event === 'ORDER_ADD'
-      ? await options.keys.create(principal.account, orderId, valid.payload.customer)
-      : options.keys.get(principal.account, orderId)
-    if (key === 'erased') throw erasedRefusal(valid.event, orderId)
-    if (key === null) throw new WaybillError('not_found', rejectionDetail('not_found', orderId))
-    const sealer = orderSealer(key, stream)
+    // The order's key is made with its first delivery, durable before anything it seals is
+    // stored. Without one, the order does not exist, or was erased: nothing to seal or decide.
+    const sealed = await sealDelivery(options.keys, principal.account, valid)
+    if (!sealed.ok) {
+      throw sealed.refusal === 'erased' ? erasedRefusal(valid.event, orderId) : new WaybillError('not_found', rejectionDetail('not_found', orderId))
+    }
+    const { command } = sealed
 
     // Images are durable before the event that refers to them is appended.
-    for (const blob of sealer.blobs(deliveryImages(valid))) await options.blobs.put(blob.bytes, blob.sha256)
+    for (const blob of sealed.blobs) await options.blobs.put(blob.bytes, blob.sha256)
 
-    const command = toCommand(principal.account, valid, sealer)
     const result = await handleCommand(options.store, stream, orderDecider, command, {
       metadata: {
         received_at: new Date().toISOString(),
