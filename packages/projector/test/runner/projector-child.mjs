@@ -11,8 +11,8 @@ const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'),
 const keys = await openSqliteKeyStore({ dir: `${dataDir}.subject-keys` })
 const heads = headEvery === undefined ? null : HeadStore.inDataDir(dataDir)
 const audit = heads === null ? undefined : { signingKey: generateKeyPairSync('ed25519').privateKey, heads, everyEvents: Number(headEvery) }
-const projector = startProjector({ store, keys: store.keys, dataDir, batchSize: Number(batchSize), pollMs: 20, audit })
+const projector = startProjector({ store, keys, dataDir, batchSize: Number(batchSize), pollMs: 20, audit })
 setInterval(() => process.stdout.write(`${JSON.stringify(projector.status())}\n`), 10)
 process.on('SIGTERM', () => {
-  projector.stop().then(() => { heads?.close() }).then(() => store.close()).then(() => process.exit(0))
+  projector.stop().then(() => { heads?.close() }).then(() => keys.close()).then(() => store.close()).then(() => process.exit(0))
 })

@@ -76,7 +76,7 @@ t.test('the read model of the previous release is migrated by the first reader t
   const { dataDir } = await previousRelease(t)
   const audit = new ReadModel(dataDir, { migrate: false })
   t.teardown(() => audit.close())
-  t.throws(() => audit.checkpoint(), /schema version 3, older than this Waybill's 4/)
+  t.throws(() => audit.checkpoint(), /schema version 3, older than this Waybill's 5/)
   t.ok(tables(join(dataDir, 'read-model.sqlite')).includes('merkle_leaves'), 'left as it was')
 
   const reader = new ReadModel(dataDir)
