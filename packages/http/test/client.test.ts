@@ -20,11 +20,11 @@ const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') 
 const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
 // Load shedding lifted: this file is about the client, and a machine busy with other suites can
 // hold the event loop past the default bound, which would answer 503 here.
-const readSide = openReadSide(dataDir)
-const app = await buildApp({ store, blobs, readModel: readSide.readModel, audit: readSide.audit, dataDir, logLevel: 'silent', isSecure: () => true, loadShedding: { maxEventLoopDelayMs: 60_000, appendTimeoutMs: 60_000 } })
+const readSide = await openReadSide(dataDir)
+const app = await buildApp({ store, blobs, subjectKeys: readSide.subjectKeys, readModel: readSide.readModel, audit: readSide.audit, dataDir, logLevel: 'silent', isSecure: () => true, loadShedding: { maxEventLoopDelayMs: 60_000, appendTimeoutMs: 60_000 } })
 t.teardown(async () => {
   await app.close()
-  readSide.close()
+  await readSide.close()
   await store.close()
   await rm(dataDir, { recursive: true, force: true })
 })

@@ -63,7 +63,7 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-http-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
   const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
-  const readSide = openReadSide(dataDir)
+  const readSide = await openReadSide(dataDir)
   const server = await startServer({
     dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: options.trustProxy ?? [], logLevel: 'silent',
     metrics: { host: '127.0.0.1', port: 0 },
@@ -73,13 +73,13 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
     ...(options.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
     ...(options.connectionLimits !== undefined ? { connectionLimits: options.connectionLimits } : {}),
     ...(options.loadShedding !== undefined ? { loadShedding: options.loadShedding } : {}),
-  }, { store, blobs, readModel: readSide.readModel, audit: readSide.audit })
+  }, { store, blobs, subjectKeys: readSide.subjectKeys, readModel: readSide.readModel, audit: readSide.audit })
   const cert = await readFile(server.certPath, 'utf8')
   const agent = new Agent({ connect: { ca: cert } })
   const plainAgent = new Agent()
   t.teardown(async () => {
     await server.close()
-    readSide.close()
+    await readSide.close()
     await store.close()
     await agent.close()
     await plainAgent.close()
@@ -108,7 +108,7 @@ export async function startTestServer(t: Teardown, options: TestServerOptions = 
       body: JSON.stringify(body), contentType: 'application/json', ...(key !== undefined ? { key } : {}),
     }),
     newKey: async (account, scopes) => (await keys.issue({ account, scopes })).key,
-    project: () => projectAll(store, dataDir),
+    project: () => projectAll(store, readSide, dataDir),
   }
 }
 

@@ -11,14 +11,14 @@ import { openReadSide } from './helpers/read-side.js'
 t.test('/readyz answers 503 within its own deadline when the store never answers', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-health-'))
   const store = { ...openMemoryEventStore(), headPosition: () => new Promise<never>(() => undefined) }
-  const readSide = openReadSide(dataDir)
+  const readSide = await openReadSide(dataDir)
   const app = await buildApp({
-    store, blobs: await openFileBlobStore(join(dataDir, 'blobs')), readModel: readSide.readModel, audit: readSide.audit,
+    store, blobs: await openFileBlobStore(join(dataDir, 'blobs')), subjectKeys: readSide.subjectKeys, readModel: readSide.readModel, audit: readSide.audit,
     dataDir, logLevel: 'silent', isSecure: () => true, readyTimeoutMs: 150,
   })
   t.teardown(async () => {
     await app.close()
-    readSide.close()
+    await readSide.close()
     await rm(dataDir, { recursive: true, force: true })
   })
   const started = Date.now()

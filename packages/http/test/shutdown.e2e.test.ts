@@ -14,13 +14,13 @@ t.test('close lets an in-flight request finish and takes no new work', async (t)
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-shutdown-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite') })
   const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
-  const readSide = openReadSide(dataDir)
+  const readSide = await openReadSide(dataDir)
   const server = await startServer({ dataDir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent' },
-    { store, blobs, readModel: readSide.readModel, audit: readSide.audit })
+    { store, blobs, subjectKeys: readSide.subjectKeys, readModel: readSide.readModel, audit: readSide.audit })
   const ca = await readFile(server.certPath, 'utf8')
   const slowAgent = new Agent({ connect: { ca } })
   const otherAgent = new Agent({ connect: { ca } })
-  t.teardown(async () => { await slowAgent.close(); await otherAgent.close(); readSide.close(); await store.close(); await rm(dataDir, { recursive: true, force: true }) })
+  t.teardown(async () => { await slowAgent.close(); await otherAgent.close(); await readSide.close(); await store.close(); await rm(dataDir, { recursive: true, force: true }) })
   const key = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
   const headers = { 'service-api-key': key, 'content-type': 'application/json' }
 

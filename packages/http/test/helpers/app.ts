@@ -64,10 +64,10 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-app-'))
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })
   const blobs = await openFileBlobStore(join(dataDir, 'blobs'))
-  const readSide = openReadSide(dataDir)
+  const readSide = await openReadSide(dataDir)
   const logs: Array<Record<string, unknown>> = []
   const app = await buildApp({
-    store, blobs, dataDir, readModel: readSide.readModel, audit: readSide.audit, isSecure: () => true,
+    store, blobs, dataDir, subjectKeys: readSide.subjectKeys, readModel: readSide.readModel, audit: readSide.audit, isSecure: () => true,
     logLevel: options.logLevel ?? 'info',
     logDestination: { write: (line: string) => { logs.push(JSON.parse(line) as Record<string, unknown>) } },
     // Lifted unless a test is about them: a machine busy with other suites must not turn answers into 503s.
@@ -79,7 +79,7 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
   })
   t.teardown(async () => {
     await app.close()
-    readSide.close()
+    await readSide.close()
     await store.close()
     await rm(dataDir, { recursive: true, force: true })
   })
@@ -120,6 +120,6 @@ export async function testApp(t: Teardown, options: TestAppOptions = {}): Promis
     get: async (url, principal) => app.inject({ method: 'GET', url, headers: await headersFor(principal) }),
     post: async (url, body, principal, headers = {}) =>
       app.inject({ method: 'POST', url, headers: { ...headers, ...await headersFor(principal) }, payload: body as object }),
-    project: (projection) => projectAll(store, dataDir, projection),
+    project: (projection) => projectAll(store, readSide, dataDir, projection),
   }
 }

@@ -9,7 +9,7 @@ import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { image as imageAnswer, problems } from '../../openapi/responses.js'
 import { accountRead, logAuditorRead } from './auditor.js'
-import { recordedImage } from './order-states.js'
+import { openedAt, recordedImage } from './order-states.js'
 import { OneOrderQuery, OrderParams } from './schemas.js'
 
 /**
@@ -40,6 +40,12 @@ export function getImages(fastify: FastifyInstance, readModel: ReadModel, store:
       const recorded = recordedImage(events, image)
       if (recorded === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
       const log = { blob: recorded.ref.blob, image, account: row.account, order_id: row.order_id }
+      const opened = key === null ? undefined : openedAt({ stream, events, key }, recorded.index)?.data[image]
+      const rowImage = row[image]
+      if (opened !== undefined && opened !== null && rowImage !== null && rowImage.sha256 !== opened.sha256) {
+        // The row is a projection: a row changed on disk is named in the log, and not served.
+        request.log.error({ ...log, sha256: opened.sha256, row_blob: rowImage.sha256 }, `the read model's row names image ${rowImage.sha256}, the events recorded ${opened.sha256}`)
+      }
       // Checked against its name (once per file on disk, not per read): the client learns
       // nothing of why it is refused; the log names the blob.
       const read = await blobs.read(recorded.ref.blob)

@@ -33,6 +33,11 @@ t.test('the audit routes, the extended history and the image check, on a real st
   const publicKey = readSide.audit.publicKey
   await app.project({ batchSize: 4, audit: { signingKey: readSide.signingKey, heads: readSide.audit.heads, everyEvents: 4 } })
   const courierKeyId = (await app.key(`acme|${COURIER}`)).keyId
+  // The blob the completion recorded: the image sealed with the order's key, named by its hash.
+  const recordedBlob = async (): Promise<string> => {
+    const history = (await get('/v1/orders/o-1/events')).json<{ events: Array<{ data: { pod?: { blob: string } } }> }>()
+    return history.events[2]?.data.pod?.blob ?? ''
+  }
 
   t.test('public key: no key needed; raw, PEM and key id agree', async (t) => {
     const response = await get('/v1/audit/public-key', null)
@@ -95,7 +100,7 @@ t.test('the audit routes, the extended history and the image check, on a real st
     t.equal(csv.statusCode, 200)
     t.match(csv.headers['content-type'], /^text\/csv/)
     const lines = csv.body.trimEnd().split('\r\n')
-    t.equal(lines[0], 'revision,event_id,stream,type,event_date,received_at,key_id,request_id,leaf_index,hash,prev_hash,data,state_after')
+    t.equal(lines[0], 'revision,event_id,stream,type,event_date,received_at,key_id,request_id,leaf_index,hash,prev_hash,erased,data,fields,state_after')
     t.equal(lines.length, 5, 'a header, three events, the chain verdict')
     t.match(lines[3], /^2,[0-9a-f-]{36},order-acme-o-1,OrderCompleted,2025-03-03T10:00:00Z,/)
     t.match(lines[3], /"\{""address"":""2 Main""/, 'data as canonical JSON in one quoted cell')
@@ -119,7 +124,8 @@ t.test('the audit routes, the extended history and the image check, on a real st
     t.same(response.rawPayload, PNG, 'the recorded image is served, not the one the row names')
     const line = logs.find((entry) => entry.row_blob === forgedSha)
     t.equal(line?.level, 50, 'the disagreement is an error in the log')
-    t.equal(line?.blob, sha, 'naming the recorded blob')
+    t.equal(line?.sha256, sha, 'naming the recorded image')
+    t.equal(line?.blob, await recordedBlob(), 'and its sealed blob')
     t.equal((await get('/v1/orders/o-1/signature')).statusCode, 404, 'no signature was recorded: none is served')
     const restore = new Sqlite(readModel.path)
     restore.prepare('UPDATE orders SET pod_sha256 = ? WHERE account = ? AND order_id = ?').run(sha, 'acme', 'o-1')
@@ -128,7 +134,8 @@ t.test('the audit routes, the extended history and the image check, on a real st
 
   t.test('an image is served only when its bytes hash to what the event recorded', async (t) => {
     t.equal((await get('/v1/orders/o-1/pod')).statusCode, 200)
-    const file = join(app.dataDir, 'blobs', sha.slice(0, 2), sha.slice(2))
+    const blob = await recordedBlob()
+    const file = join(app.dataDir, 'blobs', blob.slice(0, 2), blob.slice(2))
     await writeFile(file, 'not a png at all')
     for (const [what, change] of [['overwritten', async () => {}], ['deleted', () => rm(file)]] as const) {
       await change()
@@ -136,8 +143,8 @@ t.test('the audit routes, the extended history and the image check, on a real st
       const response = await get('/v1/orders/o-1/pod')
       t.equal(response.statusCode, 500, what)
       t.match(response.json(), { code: 'server_error', detail: 'Internal server error' }, `${what}: nothing of why to the client`)
-      t.notMatch(response.body, sha, `${what}: the blob is not named to the client`)
-      const line = logs.find((entry) => entry.blob === sha)
+      t.notMatch(response.body, blob, `${what}: the blob is not named to the client`)
+      const line = logs.find((entry) => entry.blob === blob)
       t.equal(line?.level, 50, `${what}: an error in the log names the blob`)
       t.match(line?.msg, what === 'deleted' ? /missing/ : /does not hash to its name/)
     }
