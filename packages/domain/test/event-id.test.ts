@@ -54,7 +54,8 @@ t.test('eventIdFor changes with the account, the event name and every data field
   t.not(eventIdFor('other', 'ORDER_COMPLETE', data), id, 'account')
   for (const event of WIRE_EVENTS.filter((e) => e !== 'ORDER_COMPLETE')) t.not(eventIdFor(ACCOUNT, event, data), id, event)
   for (const key of Object.keys(data) as (keyof typeof data)[]) {
-    const changed = { ...data, [key]: key === 'pod' || key === 'signature' ? { ...data.pod, bytes: 1 } : `${data[key]}x` }
+    const value = data[key]
+    const changed = { ...data, [key]: typeof value === 'string' ? `${value}x` : key === 'personal' ? { ...data.personal, box: 'x' } : { ...data.pod, bytes: 1 } }
     t.not(eventIdFor(ACCOUNT, 'ORDER_COMPLETE', changed), id, key)
   }
   t.not(eventIdFor(ACCOUNT, 'ORDER_COMPLETE', { ...data, signature: undefined }), id, 'signature left out')

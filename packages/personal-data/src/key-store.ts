@@ -13,6 +13,20 @@ export type KeyLookup = OrderKey | 'erased' | null
 /** What an erasure did to one order's key. */
 export type KeyErasure = 'erased' | 'already_erased' | 'unknown'
 
+/** Why and when keys are destroyed, kept on each destroyed key's record (never a personal value). */
+export interface ErasureNote {
+  readonly at: string
+  readonly scope: 'customer' | 'order' | 'retention'
+  readonly requestedBy: string
+  readonly reason: string
+}
+
+/** A destroyed key's record: which order, and the note it was destroyed with. */
+export interface ErasedKey extends ErasureNote {
+  readonly account: string
+  readonly orderId: string
+}
+
 /**
  * The keys that seal personal data (docs/design.md#personal-data), kept apart from the event store
  * and its backups, so that destroying one reaches every copy of the log. Each order has a key of
@@ -37,7 +51,15 @@ export interface SubjectKeyStore {
    * Destroys the keys of these orders of one account: the secret and the customer are overwritten
    * and the database's journal emptied, so neither survives in the key store's files.
    */
-  erase(account: string, orderIds: readonly string[], at: string): Promise<ReadonlyMap<string, KeyErasure>>
+  erase(account: string, orderIds: readonly string[], note: ErasureNote): Promise<ReadonlyMap<string, KeyErasure>>
+  /**
+   * Whether this customer's keys were destroyed: known by a tag of the customer keyed with a
+   * secret of the key store (so the tag confirms no guess without that secret), never the
+   * customer itself. Lets a second erasure of a customer say it was done.
+   */
+  customerErased(account: string, customer: string): Promise<boolean>
+  /** Every destroyed key's record, for putting the erasures back into a log restored from before them. */
+  erasures(): Promise<readonly ErasedKey[]>
   /** The orders of one customer whose keys still exist, in order id order. */
   ordersOf(account: string, customer: string): Promise<readonly string[]>
   /** The customer recorded with an order's key (null: none recorded, or erased). */

@@ -5,7 +5,7 @@ import type { SubjectKeyStore } from '../src/index.js'
  * What every subject key store keeps (the SQLite one, the in-memory one): run by each adapter's
  * test with a fresh, empty store from `open`.
  */
-export function keyStoreContract(name: string, open: (t: Tap.Test) => Promise<SubjectKeyStore>): void {
+export function keyStoreContract(name: string, open: (t: { teardown(fn: () => unknown): void }) => Promise<SubjectKeyStore>): void {
   t.test(`${name}: a key is made once per order, with its customer, and found again`, async (t) => {
     const keys = await open(t)
     t.equal(keys.get('acme', 'A-1'), null, 'none before')
@@ -32,12 +32,19 @@ export function keyStoreContract(name: string, open: (t: Tap.Test) => Promise<Su
     await keys.create('globex', 'G-1', 'Ada')
     t.same(await keys.ordersOf('acme', 'Ada'), ['A-1', 'A-2', 'A-3'])
     t.same(await keys.ordersOf('acme', 'Nobody'), [])
-    const outcomes = await keys.erase('acme', ['A-1', 'A-2', 'nope'], '2026-01-01T00:00:00Z')
+    t.equal(await keys.customerErased('acme', 'Ada'), false, 'no erasure yet')
+    const note = { at: '2026-01-01T00:00:00Z', scope: 'customer', requestedBy: 'dpo@example.com', reason: 'ticket 42' } as const
+    const outcomes = await keys.erase('acme', ['A-1', 'A-2', 'nope'], note)
     t.same([...outcomes], [['A-1', 'erased'], ['A-2', 'erased'], ['nope', 'unknown']])
     t.equal(keys.get('acme', 'A-1'), 'erased')
     t.equal(await keys.customerOf('acme', 'A-1'), null, 'the customer is gone with the key')
     t.same(await keys.ordersOf('acme', 'Ada'), ['A-3'], 'an erased order is no longer the customer\'s')
-    t.same([...await keys.erase('acme', ['A-1'], '2026-01-02T00:00:00Z')], [['A-1', 'already_erased']])
+    t.equal(await keys.customerErased('acme', 'Ada'), true, 'the customer is known erased')
+    t.equal(await keys.customerErased('globex', 'Ada'), false, 'in that account only')
+    t.equal(await keys.customerErased('acme', 'Bob'), false)
+    t.same(await keys.erasures(), [{ account: 'acme', orderId: 'A-1', ...note }, { account: 'acme', orderId: 'A-2', ...note }], 'each destroyed key keeps its note')
+    t.same([...await keys.erase('acme', ['A-1'], { ...note, at: '2026-01-02T00:00:00Z' })], [['A-1', 'already_erased']])
+    t.equal((await keys.erasures()).length, 2, 'a second erasure changes no note')
     t.equal(await keys.create('acme', 'A-1', 'Ada'), 'erased', 'an erased order gets no new key')
     t.not(keys.get('globex', 'G-1'), 'erased', 'another account untouched')
     t.not(keys.get('acme', 'B-1'), 'erased', 'another customer untouched')

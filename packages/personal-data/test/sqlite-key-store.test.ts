@@ -6,7 +6,7 @@ import t from 'tap'
 import { KEY_DATABASE_FILE, openSqliteKeyStore, type SubjectKeyStore } from '../src/index.js'
 import { keyStoreContract } from './contract.js'
 
-async function tempDir(t: Tap.Test): Promise<string> {
+async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-keys-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   return join(dir, 'subject-keys')
@@ -47,7 +47,7 @@ t.test('an erased key and customer leave no byte in the key store\'s files', asy
   const files = async () => Promise.all((await readdir(dir)).map((name) => readFile(join(dir, name))))
   t.ok((await files()).some((bytes) => bytes.includes(made.secret)), 'before: the secret is in the files')
   t.ok((await files()).some((bytes) => bytes.includes(Buffer.from(customer))), 'before: the customer is in the files')
-  await keys.erase('acme', ['A-1'], new Date().toISOString())
+  await keys.erase('acme', ['A-1'], { at: new Date().toISOString(), scope: 'order', requestedBy: 'test', reason: 'test' })
   for (const bytes of await files()) {
     t.equal(bytes.indexOf(made.secret), -1, 'no secret left')
     t.equal(bytes.indexOf(Buffer.from(customer)), -1, 'no customer left')

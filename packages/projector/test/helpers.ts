@@ -58,7 +58,7 @@ const image = (text: string): DecodedImage => {
 }
 /** A proof of delivery and a signature, decoded as the ingress decodes them. */
 export const TEST_POD = image('proof of delivery')
-export const TEST_SIGNATURE = image('signature')
+const TEST_SIGNATURE = image('signature')
 /** An image as the read model shows it. */
 export const refOf = (decoded: DecodedImage): ImageRef => ({ sha256: decoded.sha256, media_type: decoded.media_type, bytes: decoded.bytes.length })
 

@@ -27,6 +27,11 @@ export interface BlobStore {
    */
   sweep(isNamed: (sha256: string) => boolean, options: SweepOptions): Promise<SweepReport>
   has(sha256: string): Promise<boolean>
+  /**
+   * Deletes a blob, in its place or set aside, durably (the directory fsynced): an erasure's
+   * images (docs/personal-data.md#what-an-erasure-reaches). True when there was one to delete.
+   */
+  remove(sha256: string): Promise<boolean>
 }
 
 export interface SweepOptions {
@@ -115,6 +120,21 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
   }
   return {
     has,
+    async remove(sha256) {
+      const { folder, file } = pathOf(sha256)
+      let removed = false
+      for (const [path, parent] of [[file, folder], [orphanOf(sha256), orphans]] as const) {
+        try {
+          await rm(path)
+          await fsyncDirectory(parent)
+          removed = true
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+        }
+      }
+      verified.delete(sha256)
+      return removed
+    },
     async sweep(isNamed, options) {
       const now = options.now ?? Date.now
       const dryRun = options.dryRun === true

@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
-import type { KeyErasure, KeyLookup, KeyRequest } from '../key-store.js'
+import type { ErasedKey, ErasureNote, KeyErasure, KeyLookup, KeyRequest } from '../key-store.js'
 import type { OrderKey } from '../seal.js'
 
 /** The key store's file in its directory. */
@@ -8,7 +8,8 @@ export const KEY_DATABASE_FILE = 'subject-keys.sqlite'
 
 /**
  * One row per order that ever had a key. A destroyed key keeps its row with `secret` and
- * `customer` null and `erased_at` set: the order is known erased. The index finds a customer's
+ * `customer` null, `erased_at` and the note set, and the customer's tag (an HMAC keyed with the
+ * store's own secret): the order is known erased, and so is its customer. The index finds a customer's
  * orders for an erasure or an access request; it holds no row once the customer is erased.
  */
 const SCHEMA = `
@@ -20,9 +21,16 @@ CREATE TABLE IF NOT EXISTS order_keys (
   customer   TEXT,
   created_at TEXT NOT NULL,
   erased_at  TEXT,
+  erase_scope TEXT,
+  erase_requested_by TEXT,
+  erase_reason TEXT,
+  customer_tag BLOB,
   PRIMARY KEY (account, order_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS order_keys_by_customer ON order_keys (account, customer, order_id) WHERE customer IS NOT NULL;
+CREATE INDEX IF NOT EXISTS order_keys_by_tag ON order_keys (account, customer_tag) WHERE customer_tag IS NOT NULL;
+CREATE TABLE IF NOT EXISTS key_store_secrets (name TEXT PRIMARY KEY, secret BLOB NOT NULL) STRICT;
+INSERT OR IGNORE INTO key_store_secrets VALUES ('customer_tag', randomblob(32));
 `
 
 const BUSY_TIMEOUT_MS = 5_000
@@ -60,27 +68,41 @@ const lookupOf = (row: KeyRow | undefined): KeyLookup =>
 
 /** The reads of one connection, prepared once. */
 export interface KeyStatements {
-  get(account: string, orderId: string): KeyLookup
+  readonly get: (account: string, orderId: string) => KeyLookup
   readonly ordersOf: Database.Statement<[string, string], { order_id: string }>
   readonly customerOf: Database.Statement<[string, string], { customer: string | null }>
   readonly count: Database.Statement<[], { n: number }>
+  /** The customer's tag: an HMAC of account and customer keyed with the store's secret. */
+  readonly tagOf: (account: string, customer: string) => Buffer
+  readonly tagged: Database.Statement<[string, Buffer], { n: number }>
+  readonly erasures: () => ErasedKey[]
 }
 
 export function keyStatements(db: Database.Database): KeyStatements {
+  const tagSecret = (db.prepare<[], { secret: Buffer }>("SELECT secret FROM key_store_secrets WHERE name = 'customer_tag'").get()?.secret) ?? Buffer.alloc(0)
+  const erased = db.prepare<[], { account: string; order_id: string; erased_at: string; erase_scope: string; erase_requested_by: string; erase_reason: string }>(
+    'SELECT account, order_id, erased_at, erase_scope, erase_requested_by, erase_reason FROM order_keys WHERE erased_at IS NOT NULL ORDER BY erased_at, account, order_id')
   const select = db.prepare<[string, string], KeyRow>('SELECT key_id, secret FROM order_keys WHERE account = ? AND order_id = ?')
   return {
     get: (account: string, orderId: string): KeyLookup => lookupOf(select.get(account, orderId)),
     ordersOf: db.prepare<[string, string], { order_id: string }>('SELECT order_id FROM order_keys WHERE account = ? AND customer = ? ORDER BY order_id'),
     customerOf: db.prepare<[string, string], { customer: string | null }>('SELECT customer FROM order_keys WHERE account = ? AND order_id = ?'),
     count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM order_keys'),
+    tagOf: (account, customer) => createHmac('sha256', tagSecret).update(`${account}\n${customer}`).digest(),
+    tagged: db.prepare<[string, Buffer], { n: number }>('SELECT count(*) AS n FROM order_keys WHERE account = ? AND customer_tag = ?'),
+    erasures: () => erased.all().map((row) => ({
+      account: row.account, orderId: row.order_id, at: row.erased_at, scope: row.erase_scope as ErasureNote['scope'],
+      requestedBy: row.erase_requested_by, reason: row.erase_reason,
+    })),
   }
 }
 
 /** The writes of one write connection, prepared once. */
 export function keyWrites(db: Database.Database) {
-  const { get } = keyStatements(db)
+  const { get, tagOf, customerOf } = keyStatements(db)
   const insert = db.prepare('INSERT INTO order_keys (account, order_id, key_id, secret, customer, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
-  const erase = db.prepare('UPDATE order_keys SET secret = NULL, customer = NULL, erased_at = ? WHERE account = ? AND order_id = ?')
+  const erase = db.prepare(`UPDATE order_keys SET secret = NULL, customer = NULL, erased_at = ?, erase_scope = ?, erase_requested_by = ?,
+    erase_reason = ?, customer_tag = ? WHERE account = ? AND order_id = ?`)
   return {
     /**
      * Makes the keys of these orders that have none, in one transaction (one fsync for all), and
@@ -95,12 +117,13 @@ export function keyWrites(db: Database.Database) {
      * overwritten, `secure_delete` zeroing the old cells), then the WAL is checkpointed and
      * truncated, so that no page holding them is left in the journal either.
      */
-    erase: (account: string, orderIds: readonly string[], at: string): Map<string, KeyErasure> => {
+    erase: (account: string, orderIds: readonly string[], note: ErasureNote): Map<string, KeyErasure> => {
       const outcomes = db.transaction(() => new Map(orderIds.map((orderId): [string, KeyErasure] => {
         const before = get(account, orderId)
         if (before === null) return [orderId, 'unknown']
         if (before === 'erased') return [orderId, 'already_erased']
-        erase.run(at, account, orderId)
+        const customer = customerOf.get(account, orderId)?.customer
+        erase.run(note.at, note.scope, note.requestedBy, note.reason, customer == null ? null : tagOf(account, customer), account, orderId)
         return [orderId, 'erased']
       }))).immediate()
       const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>

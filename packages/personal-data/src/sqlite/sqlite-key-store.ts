@@ -40,14 +40,16 @@ export async function openSqliteKeyStore(options: SqliteKeyStoreOptions): Promis
       return key as NonNullable<typeof key>
     },
     createMany: (requests) => writer.create(requests),
-    erase(account, orderIds, at) {
+    erase(account, orderIds, note) {
       const keyIds = orderIds.map((orderId) => statements.get(account, orderId))
-      const outcomes: ReadonlyMap<string, KeyErasure> = keyWrites(db).erase(account, orderIds, at)
+      const outcomes: ReadonlyMap<string, KeyErasure> = keyWrites(db).erase(account, orderIds, note)
       for (const key of keyIds) if (key !== null && key !== 'erased') forgetKey(key.id)
       return Promise.resolve(outcomes)
     },
     ordersOf: (account, customer) => Promise.resolve(statements.ordersOf.all(account, customer).map((row) => row.order_id)),
     customerOf: (account, orderId) => Promise.resolve(statements.customerOf.get(account, orderId)?.customer ?? null),
+    customerErased: (account, customer) => Promise.resolve((statements.tagged.get(account, statements.tagOf(account, customer))?.n ?? 0) > 0),
+    erasures: () => Promise.resolve(statements.erasures()),
     count: () => statements.count.get()?.n ?? 0,
     async close() {
       await writer.close()

@@ -3,6 +3,7 @@ import type { Database, Statement } from 'better-sqlite3'
 import type { OrderStatus } from '@waybill/domain'
 import type { OrderRow } from './order-row.js'
 import type { Position } from '@waybill/event-store'
+import { timestampKey } from './timestamp-key.js'
 import { GenerationFollower } from '../generation/follower.js'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
 import { fromRecord } from './row-codec.js'
@@ -90,6 +91,16 @@ export class ReadModel {
     const sql = `SELECT * FROM orders ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')} `}ORDER BY account, order_id LIMIT ?`
     const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
     return records.map(fromRecord)
+  }
+
+  /**
+   * Orders of every account completed or canceled (by their closing event's date) before
+   * `cutoff` whose personal data is not erased yet, at most `limit`: what retention erases next.
+   */
+  closedBefore(cutoff: string, limit: number): Array<{ readonly account: string; readonly orderId: string }> {
+    const rows = this.statement(`SELECT account, order_id FROM orders WHERE status IN ('completed', 'canceled') AND erased_at IS NULL
+      AND updated_at_key < ? ORDER BY updated_at_key LIMIT ?`).all(timestampKey(cutoff), limit) as Array<{ account: string; order_id: string }>
+    return rows.map((row) => ({ account: row.account, orderId: row.order_id }))
   }
 
   /** Every row, in key order; `waybill verify` compares them with a fresh fold. */

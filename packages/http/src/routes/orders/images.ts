@@ -40,7 +40,8 @@ export function getImages(fastify: FastifyInstance, readModel: ReadModel, store:
       const recorded = recordedImage(events, image)
       if (recorded === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
       const log = { blob: recorded.ref.blob, image, account: row.account, order_id: row.order_id }
-      const opened = key === null ? undefined : openedAt({ stream, events, key }, recorded.index)?.data[image]
+      const openedCompletion = key === null ? null : openedAt({ stream, events, key }, recorded.index)
+      const opened = openedCompletion?.type === 'OrderCompleted' ? openedCompletion.data[image] : undefined
       const rowImage = row[image]
       if (opened !== undefined && opened !== null && rowImage !== null && rowImage.sha256 !== opened.sha256) {
         // The row is a projection: a row changed on disk is named in the log, and not served.
