@@ -24,6 +24,11 @@ export const COMMANDS = {
     summary: 'give back the space of images no event names and of free pages in the read model, while the service runs',
     load: () => import('./commands/compact.js'),
   },
+  erase: {
+    summary: "erase the personal data of a customer's orders or of one order, keeping the log verifiable",
+    load: () => import('./commands/erase.js'),
+  },
+  export: { summary: 'write everything held about one customer into a directory, for an access request', load: () => import('./commands/export.js') },
   verify: { summary: 'check the log, every hash chain, and that the read model matches the log', load: () => import('./commands/verify.js') },
   projector: { summary: 'run the projector (orders read model, audit log) as its own process', load: () => import('./commands/projector.js') },
   store: {

@@ -39,6 +39,8 @@ export interface WaybillConfig {
   readonly audit: { readonly keyDir: string; readonly headEveryEvents: number; readonly headEveryMs: number }
   /** Where the keys that seal personal data live (docs/personal-data.md#where-it-lives). */
   readonly subjectKeyDir: string
+  /** WAYBILL_ERASE_AFTER: how long personal data is kept after an order closes (docs/personal-data.md#retention); null: kept until erased. */
+  readonly retention: { readonly keepMs: number; readonly policy: string } | null
 }
 
 /** A variable had a value Waybill cannot run with; the message names it. */
@@ -110,6 +112,7 @@ export const CONFIG_SCHEMA = {
     WAYBILL_AUDIT_KEY_DIR: text('directory (0700) of the tree-head signing key (`tree-head-ed25519.pem`, 0600), made at first start; outside the data dir, so that write access to the store alone cannot sign a head (`~/` is the home directory)',
       '~/.config/waybill/audit-key'),
     WAYBILL_SUBJECT_KEY_DIR: text('directory (0700) of the keys that seal personal data, one per order (`subject-keys.sqlite`); outside the data dir, so that no copy of the data dir holds them and an erasure reaches every backup; unset: `<WAYBILL_DATA_DIR>.subject-keys`, beside the data dir'),
+    WAYBILL_ERASE_AFTER: text('erase the personal data of orders this long after they were completed or canceled (e.g. `90d`, `12h`), by the process that runs the projector, each erasure recorded as `waybill erase` records it; unset: kept until erased'),
     WAYBILL_AUDIT_HEAD_EVERY_EVENTS: count('a signed tree head at least every this many order events', 1000),
     WAYBILL_AUDIT_HEAD_EVERY_MS: count('a signed tree head at least this many milliseconds after the last one, when the log grew (and on catching up, at most once a second)', 10000),
     LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level (the API key header is never logged)'),
@@ -179,9 +182,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
     throw new ConfigError('WAYBILL_SUBJECT_KEY_DIR', `must be outside WAYBILL_DATA_DIR (${dataDir}): a copy of the data dir must not hold the keys that open its personal data`)
   }
 
+  const eraseAfter = values.WAYBILL_ERASE_AFTER
+  let retention: WaybillConfig['retention'] = null
+  if (eraseAfter !== undefined) {
+    const match = /^(\d{1,5})(h|d)$/.exec(eraseAfter)
+    const keepMs = match === null ? 0 : Number(match[1]) * (match[2] === 'd' ? 86_400_000 : 3_600_000)
+    if (keepMs <= 0) throw new ConfigError('WAYBILL_ERASE_AFTER', `"${eraseAfter}" is not a duration of hours or days such as 90d or 36h`)
+    retention = { keepMs, policy: `retention ${eraseAfter}` }
+  }
+
   return {
     dataDir,
     subjectKeyDir,
+    retention,
     httpsPort,
     httpPort,
     host: values.WAYBILL_HOST,

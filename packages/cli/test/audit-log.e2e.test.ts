@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
-import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type OrderCommand, type WireEvent } from '@waybill/domain'
-import { handleCommand, hashEvent, openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
+import type { SealedPersonal } from '@waybill/domain'
+import { hashEvent, openSqliteEventStore } from '@waybill/event-store'
+import { openJson, openSqliteKeyStore, orderSealer, personalContext } from '@waybill/personal-data'
 import { runWaybill, startWaybill } from '../src/testing.js'
+import { openSeeder } from './seeder.js'
 
 // The smallest valid PNG (1x1): the proof of delivery of A-1.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
@@ -19,26 +21,19 @@ const keyDir = join(root, 'audit-key')
 const env = (dataDir: string) => ({ WAYBILL_DATA_DIR: dataDir, WAYBILL_AUDIT_KEY_DIR: keyDir, WAYBILL_AUDIT_HEAD_EVERY_EVENTS: '2', WAYBILL_PROJECTOR_PORT: '0', LOG_LEVEL: 'warn' })
 const waybill = (dataDir: string, args: readonly string[]) => runWaybill(args, { env: env(dataDir) })
 
-function cmd(account: string, event: WireEvent, data: Record<string, unknown>): OrderCommand {
-  return { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
-}
-
-/** Orders through the real command handler; A-1 is delivered to Jane Doe with a pod image. */
+/** Orders as `waybill serve` stores them (sealed, keys beside the data dir); A-1 is delivered to Jane Doe with a pod image. */
 async function seed(dataDir: string): Promise<void> {
   await mkdir(dataDir, { mode: 0o700 })
-  const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })
-  await (await openFileBlobStore(join(dataDir, 'blobs'))).put(PNG, PNG_SHA)
-  const metadata = { received_at: '2025-05-01T00:00:00.000Z', key_id: 'k', request_id: 'r', schema_version: SCHEMA_VERSION }
-  const run = (c: OrderCommand) => handleCommand(store, streamNameFor('sandbox', c.data.order_id), orderDecider, c, { metadata })
-  const add = (id: string) => cmd('sandbox', 'ORDER_ADD', { order_id: id, customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' })
-  await run(add('A-1'))
-  await run(add('A-2'))
-  await run(cmd('sandbox', 'ORDER_COMPLETE', { order_id: 'A-1', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', recipient: 'Jane Doe', event_date: '2025-05-02T00:00:00Z',
-    pod: { sha256: PNG_SHA, media_type: 'image/png', bytes: PNG.length } }))
-  await run(add('A-3'))
-  await run(cmd('sandbox', 'ORDER_UPDATE', { order_id: 'A-2', status: 'in_progress', address: '2 Main', delivery_date: '2025-05-03T00:00:00Z', event_date: '2025-05-01T01:00:00Z' }))
-  await run(add('A-4'))
-  await store.close()
+  const seeder = await openSeeder(dataDir)
+  const add = (id: string) => seeder.run('sandbox', 'ORDER_ADD', { order_id: id, customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' })
+  await add('A-1')
+  await add('A-2')
+  await seeder.run('sandbox', 'ORDER_COMPLETE', { order_id: 'A-1', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', recipient: 'Jane Doe', event_date: '2025-05-02T00:00:00Z',
+    pod: { sha256: PNG_SHA, media_type: 'image/png', bytes: PNG } })
+  await add('A-3')
+  await seeder.run('sandbox', 'ORDER_UPDATE', { order_id: 'A-2', status: 'in_progress', address: '2 Main', delivery_date: '2025-05-03T00:00:00Z', event_date: '2025-05-01T01:00:00Z' })
+  await add('A-4')
+  await seeder.close()
 }
 
 /** `waybill projector` until every order event is under a signed head, then stopped as by SIGTERM. */
@@ -66,7 +61,16 @@ t.before(async () => {
 async function copy(name: string): Promise<string> {
   const dir = join(root, name)
   await cp(base, dir, { recursive: true })
+  await cp(`${base}.subject-keys`, `${dir}.subject-keys`, { recursive: true })
   return dir
+}
+
+/** The name of A-1's pod in the blob store: the sha256 of the image sealed with the order's key. */
+async function podBlob(): Promise<string> {
+  const store = await openSqliteEventStore({ path: join(base, 'events.sqlite'), writer: 'inline' })
+  const completed = (await store.readStream('order-sandbox-A-1')).find((event) => event.type === 'OrderCompleted')
+  await store.close()
+  return (completed?.data as { pod: { blob: string } }).pod.blob
 }
 
 t.test('heads are exported as JSON lines, verify with the public key, and the untouched log verifies', async (t) => {
@@ -91,9 +95,15 @@ t.test('the tamper test: "Jane Doe" becomes "John Roe", hashes and chain rewritt
   const rows = db.prepare("SELECT position, stream, revision, event_id, type, data, metadata FROM events WHERE stream = 'order-sandbox-A-1' ORDER BY revision").all() as Row[]
   // As an attacker with the store would: change the data, then re-hash it and every later event of the stream.
   let previous: string | null = null
+  // The attacker holds the subject keys too: the sealed part is opened, changed and sealed again.
+  const keys = await openSqliteKeyStore({ dir: `${dir}.subject-keys` })
+  const key = keys.get('sandbox', 'A-1')
+  await keys.close()
+  if (key === null || key === 'erased') throw new Error('no key for A-1')
   for (const row of rows) {
-    const data = JSON.parse(row.data) as Record<string, unknown>
-    if (data.recipient === 'Jane Doe') data.recipient = 'John Roe'
+    const data = JSON.parse(row.data) as Record<string, unknown> & { personal: SealedPersonal }
+    const personal = openJson(key, personalContext(row.stream, row.type), data.personal)
+    if (personal.recipient === 'Jane Doe') data.personal = orderSealer(key, row.stream).personal(row.type, { ...personal, recipient: 'John Roe' }) as SealedPersonal
     const metadata = { ...(JSON.parse(row.metadata) as Record<string, unknown>), prev_hash: previous }
     const hash = hashEvent({ streamName: row.stream, revision: row.revision, id: row.event_id, type: row.type, data, metadata })
     db.prepare('UPDATE events SET data = ?, metadata = ?, hash = ? WHERE position = ?').run(JSON.stringify(data), JSON.stringify(metadata), hash, row.position)
@@ -131,7 +141,7 @@ t.test('audit rebuild checks the rebuilt tree against the kept heads: a rewritte
   const db = new Sqlite(join(dir, 'events.sqlite'))
   const row = db.prepare("SELECT position, stream, revision, event_id, type, data, metadata FROM events WHERE stream = 'order-sandbox-A-2' AND revision = 0").get() as
     { position: number; stream: string; revision: number; event_id: string; type: string; data: string; metadata: string }
-  const data = { ...(JSON.parse(row.data) as Record<string, unknown>), address: '9 Elsewhere' }
+  const data = { ...(JSON.parse(row.data) as Record<string, unknown>), delivery_date: '2025-06-01T00:00:00Z' }
   const hash = hashEvent({ streamName: row.stream, revision: row.revision, id: row.event_id, type: row.type, data, metadata: JSON.parse(row.metadata) as Record<string, unknown> })
   db.prepare('UPDATE events SET data = ?, hash = ? WHERE position = ?').run(JSON.stringify(data), hash, row.position)
   db.close()
@@ -163,15 +173,16 @@ t.test('cutting the last events off the log is caught against a kept head', asyn
 
 t.test('an overwritten image and a deleted image are caught by audit verify, naming the order', async (t) => {
   const dir = await copy('images')
-  const file = join(dir, 'blobs', PNG_SHA.slice(0, 2), PNG_SHA.slice(2))
+  const blob = await podBlob()
+  const file = join(dir, 'blobs', blob.slice(0, 2), blob.slice(2))
   await writeFile(file, 'not a png at all')
   const overwritten = await waybill(dir, ['audit', 'verify', '--head', kept])
   t.equal(overwritten.code, 1)
-  t.match(overwritten.stdout, new RegExp(`IMAGE: image ${PNG_SHA} of leaf 2: order A-1 revision 1 \\(account sandbox\\) does not hash to what the event recorded`))
+  t.match(overwritten.stdout, new RegExp(`IMAGE: image ${blob} of leaf 2: order A-1 revision 1 \\(account sandbox\\) does not hash to what the event recorded`))
   await rm(file)
   const deleted = await waybill(dir, ['audit', 'verify', '--head', kept])
   t.equal(deleted.code, 1)
-  t.match(deleted.stdout, new RegExp(`IMAGE: image ${PNG_SHA} of leaf 2: order A-1 revision 1 \\(account sandbox\\) is missing`))
+  t.match(deleted.stdout, new RegExp(`IMAGE: image ${blob} of leaf 2: order A-1 revision 1 \\(account sandbox\\) is missing`))
 })
 
 t.test('an auditor verifies a copy with the public key they pinned, no private key needed; another key fails', async (t) => {

@@ -25,6 +25,8 @@ const DEFAULTS: WaybillConfig = {
   tlsPolicy: { minVersion: 'TLSv1.2' },
   sandbox: true,
   audit: { keyDir: join(homedir(), '.config', 'waybill', 'audit-key'), headEveryEvents: 1000, headEveryMs: 10000 },
+  subjectKeyDir: `${resolve('./data')}.subject-keys`,
+  retention: null,
 }
 
 type Property = { type?: string; enum?: string[]; default?: string | number | boolean; minimum?: number; maximum?: number; description?: string }
@@ -39,11 +41,20 @@ t.test('nothing set: the defaults', async (t) => {
   t.same(loadConfig({}), DEFAULTS)
 })
 
+t.test('the subject key dir is beside the data dir unless set, never inside it; retention takes hours or days', async (t) => {
+  t.equal(loadConfig({ WAYBILL_DATA_DIR: '/srv/waybill' }).subjectKeyDir, '/srv/waybill.subject-keys')
+  t.equal(loadConfig({ WAYBILL_SUBJECT_KEY_DIR: '/etc/waybill/subject-keys' }).subjectKeyDir, '/etc/waybill/subject-keys')
+  refuses(t, { WAYBILL_DATA_DIR: '/srv/waybill', WAYBILL_SUBJECT_KEY_DIR: '/srv/waybill/keys' }, 'WAYBILL_SUBJECT_KEY_DIR', /must be outside WAYBILL_DATA_DIR/)
+  t.same(loadConfig({ WAYBILL_ERASE_AFTER: '90d' }).retention, { keepMs: 90 * 86_400_000, policy: 'retention 90d' })
+  t.same(loadConfig({ WAYBILL_ERASE_AFTER: '36h' }).retention, { keepMs: 36 * 3_600_000, policy: 'retention 36h' })
+  for (const bad of ['0d', '90', '3w', 'forever']) refuses(t, { WAYBILL_ERASE_AFTER: bad }, 'WAYBILL_ERASE_AFTER', /not a duration of hours or days/)
+})
+
 t.test('the schema is data: every variable has a description, and the defaults are the ones loadConfig uses', async (t) => {
   t.same(NAMES, ['WAYBILL_DATA_DIR', 'WAYBILL_HTTPS_PORT', 'WAYBILL_HTTP_PORT', 'WAYBILL_HOST', 'WAYBILL_TLS_CERT', 'WAYBILL_TLS_KEY',
     'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
     'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS',
-    'WAYBILL_MAX_CONNECTIONS_PER_ADDRESS', 'WAYBILL_MAX_PLAIN_CONNECTIONS', 'WAYBILL_FAILED_KEYS_PER_ADDRESS', 'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR', 'WAYBILL_AUDIT_HEAD_EVERY_EVENTS',
+    'WAYBILL_MAX_CONNECTIONS_PER_ADDRESS', 'WAYBILL_MAX_PLAIN_CONNECTIONS', 'WAYBILL_FAILED_KEYS_PER_ADDRESS', 'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR', 'WAYBILL_SUBJECT_KEY_DIR', 'WAYBILL_ERASE_AFTER', 'WAYBILL_AUDIT_HEAD_EVERY_EVENTS',
     'WAYBILL_AUDIT_HEAD_EVERY_MS', 'LOG_LEVEL'])
   for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
   const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
@@ -54,8 +65,8 @@ t.test('the schema is data: every variable has a description, and the defaults a
 
 t.test('each variable: good values and what they become', async (t) => {
   const cases: [Record<string, string>, Partial<WaybillConfig>][] = [
-    [{ WAYBILL_DATA_DIR: '/var/lib/waybill' }, { dataDir: '/var/lib/waybill' }],
-    [{ WAYBILL_DATA_DIR: 'relative/dir' }, { dataDir: resolve('relative/dir') }],
+    [{ WAYBILL_DATA_DIR: '/var/lib/waybill' }, { dataDir: '/var/lib/waybill', subjectKeyDir: '/var/lib/waybill.subject-keys' }],
+    [{ WAYBILL_DATA_DIR: 'relative/dir' }, { dataDir: resolve('relative/dir'), subjectKeyDir: `${resolve('relative/dir')}.subject-keys` }],
     [{ WAYBILL_HTTPS_PORT: '443' }, { httpsPort: 443 }],
     [{ WAYBILL_HTTPS_PORT: '0' }, { httpsPort: 0 }],
     [{ WAYBILL_HTTPS_PORT: '65535' }, { httpsPort: 65535 }],

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { streamNameFor } from '@waybill/domain'
+import { openSqliteKeyStore } from '@waybill/personal-data'
 import { currentGeneration, ReadModel, startProjector, verifyOrders } from '@waybill/projector'
 import { addBody, clientFor, completeBody, type Client } from './https-client.js'
 import { allOrderEvents, integrityCheck, openSqliteEventStore } from './store-checks.js'
@@ -50,7 +51,10 @@ async function clientLoop(client: Client, prefix: string, sent: Sent[], t: { fai
 
 t.test(`SIGKILL of serve (and its projector) under load, ${ROUNDS} rounds: acknowledged events stored exactly once, retries exact, stores sound, projector consistent`, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-crash-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  t.teardown(async () => {
+    await rm(dir, { recursive: true, force: true })
+    await rm(`${dir}.subject-keys`, { recursive: true, force: true })
+  })
   const sent: Sent[] = []
   let server: Served = await serve(env(dir))
   t.teardown(() => { server.child.kill('SIGKILL') })
@@ -70,7 +74,7 @@ t.test(`SIGKILL of serve (and its projector) under load, ${ROUNDS} rounds: ackno
     const retry = await clientFor(server.httpsUrl, dir)
     for (const entry of sent.filter((e) => e.status === null)) {
       const answer = await retry.post(entry.body)
-      t.equal(answer.status, entry.kind === 'add' ? 201 : 202, `retry of unanswered ${entry.kind} ${entry.orderId}`)
+      t.equal(answer.status, entry.kind === 'add' ? 201 : 202, `retry of unanswered ${entry.kind} ${entry.orderId}${answer.status === 503 ? `: ${answer.text}` : ''}`)
       entry.status = answer.status
     }
     // Acknowledged ones too: an exact retry answers the original status and stores nothing.
@@ -106,13 +110,15 @@ t.test(`SIGKILL of serve (and its projector) under load, ${ROUNDS} rounds: ackno
   t.equal(log.length, acknowledged.length, 'no event in the log beyond the acknowledged ones (no duplicate)')
   t.equal(new Set(log.map((e) => e.id)).size, log.length, 'event ids are unique')
 
-  const projector = startProjector({ store, dataDir: dir })
+  const keys = await openSqliteKeyStore({ dir: `${dir}.subject-keys` })
+  t.teardown(() => keys.close())
+  const projector = startProjector({ store, keys, dataDir: dir })
   const head = await store.headPosition()
   if (head !== null) await projector.waitFor(head, 30_000)
   await projector.stop()
   const readModel = new ReadModel(dir)
   t.teardown(() => readModel.close())
-  const report = await verifyOrders({ store, readModel })
+  const report = await verifyOrders({ store, keys, readModel })
   t.equal(report.mismatches.length, 0, 'read model rows equal a fold of their streams')
   t.equal(report.brokenChains.length, 0, 'hash chains hold')
   let rows = 0

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type AddOrder } from '@waybill/domain'
-import { handleCommand, openSqliteEventStore } from '@waybill/event-store'
+import { openSqliteEventStore } from '@waybill/event-store'
 import { KeyRing } from '@waybill/keys'
+import { openSeeder } from './seeder.js'
 import { MAIN } from './waybill-process.js'
 
 const RECORDER = fileURLToPath(new URL('./record-resolutions.mjs', import.meta.url))
@@ -40,15 +40,16 @@ async function traced(dataDir: string, args: readonly string[]): Promise<Traced>
 /** A data dir whose store holds one key and one order. */
 async function seeded(t: { teardown(fn: () => Promise<void>): void }): Promise<{ dataDir: string; keyId: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'waybill-no-fastify-'))
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  t.teardown(async () => {
+    await rm(dataDir, { recursive: true, force: true })
+    await rm(`${dataDir}.subject-keys`, { recursive: true, force: true })
+  })
   const store = await openSqliteEventStore({ path: join(dataDir, 'events.sqlite'), writer: 'inline' })
   const issued = await new KeyRing(store).issue({ account: 'sandbox', scopes: ['orders:add'], test: true })
-  const data = { order_id: 'A-1', customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' } as const
-  const add: AddOrder = { type: 'ORDER_ADD', data, eventId: eventIdFor('sandbox', 'ORDER_ADD', data) }
-  await handleCommand(store, streamNameFor('sandbox', 'A-1'), orderDecider, add, {
-    metadata: { received_at: '2025-05-01T00:00:01Z', key_id: issued.record.keyId, request_id: 'r', schema_version: SCHEMA_VERSION },
-  })
   await store.close()
+  const seeder = await openSeeder(dataDir)
+  await seeder.run('sandbox', 'ORDER_ADD', { order_id: 'A-1', customer: 'c', location: 'l', status: 'pending', address: '1 Main', delivery_date: '2025-05-02T00:00:00Z', event_date: '2025-05-01T00:00:00Z' })
+  await seeder.close()
   return { dataDir, keyId: issued.record.keyId }
 }
 

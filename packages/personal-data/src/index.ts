@@ -7,7 +7,7 @@ export type { ErasedKey, ErasureNote, KeyErasure, KeyLookup, KeyRequest, Subject
 export { openSqliteKeyStore, type SqliteKeyStoreOptions } from './sqlite/sqlite-key-store.js'
 export { KEY_DATABASE_FILE } from './sqlite/key-database.js'
 export { openMemoryKeyStore } from './memory-key-store.js'
-export { forgetKey, openImage, openImagePieces, SealBrokenError, type OrderKey } from './seal.js'
+export { forgetKey, openImage, openImagePieces, openJson, SealBrokenError, type OrderKey } from './seal.js'
 export { imageContext, orderSealer, personalContext, type SealedBlob } from './order-sealer.js'
 export { MissingKeyError, openOrderEvent } from './open-event.js'
 export { sealDelivery, type SealedDelivery } from './seal-delivery.js'

@@ -1,9 +1,10 @@
-import { startProjector, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
+import { ReadModel, startProjector, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
 import { openAudit } from '../audit-setup.js'
 import { aborted, defineCommand, UsageError, type Output } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 import { listenProjectorHealth } from '../projector-listener.js'
+import { startConfiguredRetention } from '../retention-setup.js'
 
 const HELP = `Usage: waybill projector [--batch-size <n>] [--status-every <seconds>]
 
@@ -34,9 +35,14 @@ export const command = defineCommand({
     const audit = openAudit(config)
     if (audit.notice.length > 0) stdout.write(`${audit.notice.join('\n')}\n`)
     const projector = startProjector({ store: opened.store, dataDir: config.dataDir, keys: opened.keys, batchSize, logger: lineLogger(config.logLevel, stderr), audit: audit.options })
+    const logger = lineLogger(config.logLevel, stderr)
+    const readModel = new ReadModel(config.dataDir)
+    const retention = startConfiguredRetention(config, opened, readModel, logger)
     const timer = setInterval(() => stdout.write(statusLines(projector.status())), statusEvery * 1000)
     const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
       clearInterval(timer)
+      await retention?.stop()
+      readModel.close()
       await projector.stop()
       audit.close()
       await opened.close()
@@ -48,6 +54,8 @@ export const command = defineCommand({
     await aborted(signal)
     clearInterval(timer)
     health.close()
+    await retention?.stop()
+    readModel.close()
     await projector.stop()
     audit.close()
     await opened.close()

@@ -9,6 +9,7 @@ import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
 import { startProjectorThread, type ProjectorThread } from '../projector-thread.js'
+import { startConfiguredRetention } from '../retention-setup.js'
 import { openAudit } from '../audit-setup.js'
 import { explainStartError } from '../start-errors.js'
 
@@ -78,6 +79,7 @@ export const command = defineCommand({
     }
     // On a worker thread of its own, so that no request waits behind a read-model transaction.
     if (withProjector) projector = startProjectorThread(config, opened.store, server.app.log)
+    const retention = withProjector ? startConfiguredRetention(config, opened, readModel, server.app.log) : null
     const lines = [
       `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,
       `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,
@@ -97,6 +99,7 @@ export const command = defineCommand({
     ]
     stdout.write(`${lines.join('\n')}\n`)
     await aborted(signal)
+    await retention?.stop()
     await server.close()
     await projector?.stop()
     readModel.close()
