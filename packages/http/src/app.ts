@@ -6,7 +6,8 @@ import { LIMITS } from '@waybill/domain'
 import { serveConsole } from '@waybill/console'
 import type { BlobStore, EventStore } from '@waybill/event-store'
 import type { SubjectKeyStore } from '@waybill/personal-data'
-import { KeyRing, redactKeyTokens } from '@waybill/keys'
+import { KeyRing } from '@waybill/keys'
+import { loggableUrl } from './redact-url.js'
 import type { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { exposureHandler } from './transport/exposure.js'
 import { logDestination, type LogDestination } from './log-destination.js'
@@ -95,7 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // A key put in the query string by mistake must not reach the log in clear (it is still
       // revoked if it came over plain HTTP; over HTTPS it is merely misplaced).
       serializers: {
-        req: (request: FastifyRequest) => ({ method: request.method, url: redactKeyTokens(request.url), remoteAddress: request.ip }),
+        req: (request: FastifyRequest) => ({ method: request.method, url: loggableUrl(request.url), remoteAddress: request.ip }),
       },
     },
     bodyLimit: LIMITS.bodyMaxBytes,

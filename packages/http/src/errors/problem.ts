@@ -2,6 +2,7 @@ import { ERROR_CATALOGUE, WaybillError, type ErrorCode } from '@waybill/domain'
 import type { Problem } from '@waybill/domain/wire'
 import { StoreUnavailableError, WrongExpectedVersionError } from '@waybill/event-store'
 import { redactKeyTokens } from '@waybill/keys'
+import { loggableUrl } from '../redact-url.js'
 
 // Where each code is described; `/errors/<code>` answers a short text without a key.
 function problemType(code: ErrorCode): string {
@@ -60,7 +61,7 @@ export function problemFor(error: WaybillError, instance: string, requestId: str
     status: error.status,
     detail,
     code: error.code,
-    instance: redactKeyTokens(instance),
+    instance: loggableUrl(instance),
     request_id: requestId,
     // Every field problem of a refused body, each with its JSON pointer (RFC 9457 §3.2 extension).
     ...(error.status < 500 && error.errors.length > 0
