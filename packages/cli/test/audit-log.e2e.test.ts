@@ -103,7 +103,7 @@ t.test('the tamper test: "Jane Doe" becomes "John Roe", hashes and chain rewritt
   for (const row of rows) {
     const data = JSON.parse(row.data) as Record<string, unknown> & { personal: SealedPersonal }
     const personal = openJson(key, personalContext(row.stream, row.type), data.personal)
-    if (personal.recipient === 'Jane Doe') data.personal = orderSealer(key, row.stream).personal(row.type, { ...personal, recipient: 'John Roe' }) as SealedPersonal
+    if (personal.recipient === 'Jane Doe') data.personal = orderSealer(key, row.stream).personal<'OrderCompleted'>('OrderCompleted', { ...personal, recipient: 'John Roe' } as never)
     const metadata = { ...(JSON.parse(row.metadata) as Record<string, unknown>), prev_hash: previous }
     const hash = hashEvent({ streamName: row.stream, revision: row.revision, id: row.event_id, type: row.type, data, metadata })
     db.prepare('UPDATE events SET data = ?, metadata = ?, hash = ? WHERE position = ?').run(JSON.stringify(data), JSON.stringify(metadata), hash, row.position)

@@ -398,8 +398,8 @@ export interface components {
             /** @description The order's account; auditor keys only */
             account?: string;
             order_id: string;
-            customer: string;
-            location: string;
+            customer: string | null;
+            location: string | null;
             /**
              * @description The order's state
              * @enum {string}
@@ -430,6 +430,7 @@ export interface components {
             revision: number;
             /** @description Global log position of the latest event (decimal); auditor keys only */
             position?: string;
+            erased_at: string | null;
         };
         /** @description A page of orders (from the read model), in order_id order, and the cursor of the next page */
         OrderList: {
@@ -463,9 +464,16 @@ export interface components {
             /** @description The order's stream, order-<account>-<order_id> */
             stream: string;
             type: string;
+            /** @description The event's data as stored, what its leaf commits to: the personal fields sealed in `personal` */
             data: {
                 [key: string]: unknown;
             };
+            /** @description The event's fields as sent (images by their sha256), opened from its sealed part; each personal one null once erased. Null for a type this version does not know */
+            fields: {
+                [key: string]: unknown;
+            } | null;
+            /** @description True when the event's personal fields were erased: `fields` holds null in their places */
+            erased: boolean;
             event_date: string | null;
             received_at: string | null;
             revision: number;
@@ -475,10 +483,10 @@ export interface components {
             leaf_index: number | null;
             key_id: string | null;
             request_id: string | null;
-            /** @description The order's state after this event (the domain's fold) */
+            /** @description The order's state after this event (the domain's fold of its opened events); null before its ORDER_ADD */
             state_after: {
                 [key: string]: unknown;
-            };
+            } | null;
             hash: string;
             prev_hash: string | null;
         };
