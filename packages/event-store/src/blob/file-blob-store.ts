@@ -1,5 +1,5 @@
 import { hash, randomUUID } from 'node:crypto'
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /** Content-addressed storage for images: bytes are kept under their sha256. */
@@ -19,6 +19,17 @@ export interface BlobStore {
    */
   read(sha256: string): Promise<BlobRead>
   has(sha256: string): Promise<boolean>
+  /**
+   * How many blobs are stored and their bytes (for /metrics): counted once, from the directory,
+   * on the first call, then kept by this store's puts. Another process's puts are not seen
+   * until the next open.
+   */
+  usage?(): Promise<BlobUsage>
+}
+
+export interface BlobUsage {
+  readonly blobs: number
+  readonly bytes: number
 }
 
 export type BlobRead =
@@ -63,8 +74,38 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
     }
   }
   const verified = new Map<string, string>()
+  // The running total for usage(): null until the first call has counted the directory. Puts
+  // that land while it counts are noted apart and skipped by the count, so none counts twice.
+  let usage: { blobs: number; bytes: number } | null = null
+  let counting: Promise<BlobUsage> | null = null
+  const putWhileCounting = new Map<string, number>()
+  // Before the rename: a count that reads the folder after it then skips the blob, and counts it
+  // from here. Answers whether the blob is left to `added` (no count was under way).
+  const adding = (sha256: string, bytes: number): boolean => {
+    if (usage !== null || counting === null) return true
+    putWhileCounting.set(sha256, bytes)
+    return false
+  }
+  const added = (bytes: number): void => {
+    if (usage === null) return
+    usage.blobs += 1
+    usage.bytes += bytes
+  }
   return {
     has,
+    usage() {
+      if (usage !== null) return Promise.resolve({ ...usage })
+      counting ??= countBlobs(dir, putWhileCounting).then((counted) => {
+        usage = counted
+        putWhileCounting.clear()
+        return { ...counted }
+      }, (error: unknown) => {
+        counting = null
+        putWhileCounting.clear()
+        throw error
+      })
+      return counting
+    },
     async read(sha256) {
       let handle
       try {
@@ -102,6 +143,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
       await mkdir(folder, { recursive: true, mode: 0o700 })
       await fsyncDirectory(dir)
       const temporary = join(folder, `.tmp-${randomUUID()}`)
+      let left = true
       try {
         const handle = await open(temporary, 'wx', 0o600)
         try {
@@ -110,16 +152,41 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
         } finally {
           await handle.close()
         }
-        // Same content under the same name: a concurrent put of the same blob may win; either is right.
+        // Same content under the same name: a concurrent put of the same blob may win; either is
+        // right (usage() then counts it twice until the next open).
+        left = adding(sha256, bytes.byteLength)
         await rename(temporary, file)
       } catch (error) {
+        if (!left) putWhileCounting.delete(sha256)
         await rm(temporary, { force: true })
         throw error
       }
       await fsyncDirectory(folder)
       remember(sha256)
+      if (left) added(bytes.byteLength)
     },
   }
+}
+
+/** Blobs in `dir` and their bytes, one folder at a time, leaving out temporary files and `skip`'s (counted apart). */
+async function countBlobs(dir: string, skip: ReadonlyMap<string, number>): Promise<{ blobs: number; bytes: number }> {
+  let blobs = 0
+  let bytes = 0
+  for (const folder of await readdir(dir, { withFileTypes: true })) {
+    if (!folder.isDirectory() || !/^[0-9a-f]{2}$/.test(folder.name)) continue
+    const names = (await readdir(join(dir, folder.name))).filter((name) => !name.startsWith('.') && !skip.has(folder.name + name))
+    const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, folder.name, name)).catch(() => null))?.size))
+    for (const size of sizes) {
+      if (size === undefined) continue
+      blobs += 1
+      bytes += size
+    }
+  }
+  for (const size of skip.values()) {
+    blobs += 1
+    bytes += size
+  }
+  return { blobs, bytes }
 }
 
 async function fsyncDirectory(path: string): Promise<void> {
