@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
+import { readOperation } from '@waybill/http/operation-status'
 import { runWaybill } from '../src/testing.js'
 import { seeded } from './seeded-store.js'
 
@@ -38,6 +39,10 @@ t.test('rebuild builds the model, then verify passes; tampering with one stored 
   t.equal(rebuilt.code, 0, rebuilt.stderr)
   t.match(rebuilt.stdout, /rebuilt orders: 6 events in [\d.]+ s \(\d+ events\/s\)/)
   t.match(rebuilt.stderr, /100\.0% 6\/6 events/, 'plain progress lines when not on a terminal')
+  // What /metrics reports of it: its status file in the data dir.
+  const status = await readOperation(dataDir, 'rebuild')
+  t.match(status, { operation: 'rebuild', state: 'succeeded', detail: /^6 events in [\d.]+ s/, finished_at: String, last_success: { started_at: String, finished_at: String } })
+  t.equal(status?.last_success?.finished_at, status?.finished_at, 'this run is the last success')
   const clean = await waybill(dataDir, ['verify'])
   t.equal(clean.code, 0, clean.stdout + clean.stderr)
   t.match(clean.stdout, /streams: 4, events: 6/)
