@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Registry } from 'prom-client'
 import type { BlobStore, BlobUsage } from '@waybill/event-store'
 import { AUDIT_LOG_FILES, HEADS_FILE, READ_MODEL_FILES } from '@waybill/projector'
-import { freeSpace } from '../readiness/free-space.js'
+import { freeSpace, type FreeSpace } from '../readiness/free-space.js'
 import { registerScraped } from './scraped.js'
 
 export interface DataMetricsOptions {
@@ -32,13 +32,25 @@ function partOf(name: string): string | null {
 export function registerDataMetrics(registry: Registry, options: DataMetricsOptions): void {
   const { dataDir, blobs } = options
   const images = imagesNow(blobs)
+  // One statfs per scrape for both metrics: a scrape asks them at once, so they share the call in flight.
+  let asking: Promise<FreeSpace | null> | null = null
+  const space = (): Promise<FreeSpace | null> => {
+    asking ??= freeSpace(dataDir).catch(() => null).finally(() => { asking = null })
+    return asking
+  }
   registerScraped(registry, {
     name: 'waybill_data_dir_free_bytes', help: 'Bytes still free (for an unprivileged writer) on the file system of the data directory', type: 'gauge',
-    read: async () => [{ value: (await freeSpace(dataDir)).free }],
+    read: async () => {
+      const found = await space()
+      return found === null ? [] : [{ value: found.free }]
+    },
   })
   registerScraped(registry, {
     name: 'waybill_data_dir_size_bytes', help: 'Size of the file system of the data directory', type: 'gauge',
-    read: async () => [{ value: (await freeSpace(dataDir)).size }],
+    read: async () => {
+      const found = await space()
+      return found === null ? [] : [{ value: found.size }]
+    },
   })
   registerScraped(registry, {
     name: 'waybill_data_bytes',

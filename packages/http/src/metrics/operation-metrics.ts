@@ -13,9 +13,16 @@ const seconds = (iso: string | null | undefined): number | null => {
  * last succeeded, and whether the last one failed. Read at scrape time: a handful of small files.
  */
 export function registerOperationMetrics(registry: Registry, dataDir: string): void {
+  // The files are read once per scrape, not once per metric: a scrape asks every metric at once,
+  // so they share the read in flight.
+  let reading: Promise<OperationStatus[]> | null = null
+  const statuses = (): Promise<OperationStatus[]> => {
+    reading ??= readOperations(dataDir).finally(() => { reading = null })
+    return reading
+  }
   const each = (name: string, help: string, value: (status: OperationStatus) => number | null) => registerScraped(registry, {
     name, help, type: 'gauge',
-    read: async () => (await readOperations(dataDir)).flatMap((status): Sample[] => {
+    read: async () => (await statuses()).flatMap((status): Sample[] => {
       const v = value(status)
       return v === null ? [] : [{ labels: { operation: status.operation }, value: v }]
     }),

@@ -25,11 +25,20 @@ export interface ScrapedMetric {
  */
 export function registerScraped(registry: Registry, metric: ScrapedMetric): void {
   const { name, help, type } = metric
+  // A read that fails (a file busy or gone) leaves this metric without samples for this scrape,
+  // rather than failing the whole scrape and every other metric with it.
+  const read = async (): Promise<readonly Sample[]> => {
+    try {
+      return await metric.read()
+    } catch {
+      return []
+    }
+  }
   const scraped = {
     name, help, type, aggregator: 'sum',
     get: async () => ({
       name, help, type, aggregator: 'sum',
-      values: (await metric.read()).map((sample) => ({ value: sample.value, labels: sample.labels ?? {}, metricName: name + (sample.suffix ?? '') })),
+      values: (await read()).map((sample) => ({ value: sample.value, labels: sample.labels ?? {}, metricName: name + (sample.suffix ?? '') })),
     }),
     reset() {},
   }
