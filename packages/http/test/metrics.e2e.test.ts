@@ -1,5 +1,6 @@
 import t from 'tap'
 import { request } from 'undici'
+import { WAYBILL_VERSION } from '@waybill/domain'
 import { addBody, completeBody, orderId } from './fixtures.js'
 import { startTestServer } from './harness.js'
 
@@ -34,6 +35,7 @@ t.test('/metrics on its own loopback listener: accepted events by type, errors b
   t.equal(sample(text, 'waybill_group_commit_batch_size_count'), sample(text, 'waybill_group_commit_batch_size_bucket', 'le="+Inf"'), 'the count is the +Inf bucket')
   t.ok((sample(text, 'waybill_group_commit_batch_size_sum') ?? 0) >= 2, 'its sum counts the appends')
   t.ok((sample(text, 'waybill_process_resident_memory_bytes') ?? 0) > 0, 'process metrics too')
+  t.equal(sample(text, 'waybill_build_info', `version="${WAYBILL_VERSION}",node="${process.version}"`), 1, 'which Waybill answers')
 
   // Every metric has the type it is: histograms are histograms, totals are counters.
   const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']))

@@ -1,6 +1,7 @@
-import { hash, randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { createHash, hash, randomUUID } from 'node:crypto'
+import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
+import { usageCounter, type BlobUsage } from './blob-usage.js'
 
 /** Content-addressed storage for images: bytes are kept under their sha256. */
 export interface BlobStore {
@@ -18,29 +19,56 @@ export interface BlobStore {
    * the same: no write can leave all four as they were.
    */
   read(sha256: string): Promise<BlobRead>
+  /**
+   * Gives back the space of images no event names (docs/operations.md#compact), in two steps so
+   * that it is safe while the service writes: a blob no event names and older than `graceMs` is
+   * set aside (`<dir>/.orphans/`); one set aside for `graceMs` and still unnamed is deleted. A blob
+   * set aside that an event names after all (one appended meanwhile) is put back, here or by the
+   * first `read` that looks for it; `put` writes a blob again whenever it is not in place.
+   */
+  sweep(isNamed: (sha256: string) => boolean, options: SweepOptions): Promise<SweepReport>
   has(sha256: string): Promise<boolean>
   /**
-   * How many blobs are stored and their bytes (for /metrics): counted once, from the directory,
-   * on the first call, then kept by this store's puts. Another process's puts are not seen
-   * until the next open.
+   * How many blobs are in place and their bytes (for /metrics; blobs set aside by `sweep` are not
+   * counted). Counted from the directory on the first call and again when the last count is older
+   * than five minutes (a sweep by another process, `waybill compact`, shows then); between counts
+   * this store's puts are added. A call while a later count runs answers the last one.
    */
   usage?(): Promise<BlobUsage>
 }
 
-export interface BlobUsage {
-  readonly blobs: number
-  readonly bytes: number
+export interface SweepOptions {
+  readonly graceMs: number
+  readonly now?: () => number
+  /** Counts what would happen, and changes nothing. */
+  readonly dryRun?: boolean
+}
+
+export interface SweepReport {
+  /** Blobs no event names, set aside now. */
+  readonly setAside: number
+  /** Blobs set aside earlier and still unnamed: deleted, with their bytes. */
+  readonly deleted: number
+  readonly deletedBytes: number
+  /** Blobs set aside earlier that an event names: put back. */
+  readonly restored: number
 }
 
 export type BlobRead =
-  | { readonly status: 'ok'; readonly bytes: Buffer }
+  /** The bytes in pieces of at most 256 KiB, as they were read: to be written on as they are. */
+  | { readonly status: 'ok'; readonly chunks: readonly Buffer[]; readonly size: number }
   | { readonly status: 'missing' | 'changed' }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
 /** Blobs whose bytes were checked, with the identity of the file then (at most this many). */
 const VERIFIED_MAX = 10_000
-/** Hashes of blobs known to be on disk, kept at most (64 bytes each). */
-const KNOWN_PRESENT_MAX = 10_000
+/**
+ * A blob is read, hashed and handed on in pieces this large: each piece is a turn of the event
+ * loop, so a 5 MiB image holds other requests for a fraction of a millisecond at a time.
+ */
+const READ_CHUNK = 256 * 1024
+/** Where blobs no event names wait before they are deleted. */
+const ORPHANS = '.orphans'
 
 /**
  * A BlobStore in a directory: `<dir>/<first two hex digits>/<other 62>`. A blob is written to a
@@ -54,85 +82,125 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
     const folder = join(dir, sha256.slice(0, 2))
     return { folder, file: join(folder, sha256.slice(2)) }
   }
-  // Blobs this store has seen on disk or written: they are never removed or changed (their
-  // names are their hashes), so a repeated image (a courier's logo on every proof of delivery)
-  // costs no file-system call. Bounded; past the bound it starts again empty.
-  const present = new Set<string>()
-  const remember = (sha256: string): void => {
-    if (present.size >= KNOWN_PRESENT_MAX) present.clear()
-    present.add(sha256)
-  }
+  // Every put looks at the disk (one stat) rather than at a memory of what it wrote: another
+  // process (`waybill compact`) may have set a blob aside meanwhile, and a put that trusted its
+  // memory would let an event name a blob that is about to be deleted.
   const has = async (sha256: string): Promise<boolean> => {
-    if (present.has(sha256)) return true
     try {
-      const found = (await stat(pathOf(sha256).file)).isFile()
-      if (found) remember(sha256)
-      return found
+      return (await stat(pathOf(sha256).file)).isFile()
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
       throw error
     }
   }
   const verified = new Map<string, string>()
-  // The running total for usage(): null until the first call has counted the directory. Puts
-  // that land while it counts are noted apart and skipped by the count, so none counts twice.
-  let usage: { blobs: number; bytes: number } | null = null
-  let counting: Promise<BlobUsage> | null = null
-  const putWhileCounting = new Map<string, number>()
-  // Before the rename: a count that reads the folder after it then skips the blob, and counts it
-  // from here. Answers whether the blob is left to `added` (no count was under way).
-  const adding = (sha256: string, bytes: number): boolean => {
-    if (usage !== null || counting === null) return true
-    putWhileCounting.set(sha256, bytes)
-    return false
+  const counter = usageCounter(dir)
+  const orphans = join(dir, ORPHANS)
+  const orphanOf = (sha256: string): string => join(orphans, sha256)
+  /** Puts a blob set aside back in its place; false when it is not there either. */
+  const restore = async (sha256: string): Promise<boolean> => {
+    const { folder, file } = pathOf(sha256)
+    try {
+      await mkdir(folder, { recursive: true, mode: 0o700 })
+      await rename(orphanOf(sha256), file)
+      await fsyncDirectory(folder)
+      return true
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+      throw error
+    }
   }
-  const added = (bytes: number): void => {
-    if (usage === null) return
-    usage.blobs += 1
-    usage.bytes += bytes
+  const openForRead = async (sha256: string) => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await open(pathOf(sha256).file, 'r')
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0 || !await restore(sha256)) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+          throw error
+        }
+      }
+    }
   }
   return {
     has,
-    usage() {
-      if (usage !== null) return Promise.resolve({ ...usage })
-      counting ??= countBlobs(dir, putWhileCounting).then((counted) => {
-        usage = counted
-        putWhileCounting.clear()
-        return { ...counted }
-      }, (error: unknown) => {
-        counting = null
-        putWhileCounting.clear()
-        throw error
-      })
-      return counting
+    usage: () => counter.usage(),
+    async sweep(isNamed, options) {
+      const now = options.now ?? Date.now
+      const dryRun = options.dryRun === true
+      let setAside = 0
+      let deleted = 0
+      let deletedBytes = 0
+      let restored = 0
+      for (const name of await readdir(orphans).catch(() => [] as string[])) {
+        if (!SHA256_HEX.test(name)) continue
+        const seen = await stat(orphanOf(name))
+        if (isNamed(name)) {
+          restored += 1
+          if (!dryRun) await restore(name)
+        } else if (now() - seen.mtimeMs >= options.graceMs) {
+          deleted += 1
+          deletedBytes += seen.size
+          if (!dryRun) await rm(orphanOf(name), { force: true })
+        }
+      }
+      for (const folder of await readdir(dir)) {
+        if (!/^[0-9a-f]{2}$/.test(folder)) continue
+        for (const rest of await readdir(join(dir, folder))) {
+          const sha256 = `${folder}${rest}`
+          if (!SHA256_HEX.test(sha256) || isNamed(sha256)) continue
+          const file = join(dir, folder, rest)
+          if (now() - (await stat(file)).mtimeMs < options.graceMs) continue
+          setAside += 1
+          if (dryRun) continue
+          await mkdir(orphans, { recursive: true, mode: 0o700 })
+          await rename(file, orphanOf(sha256))
+          // Its time aside starts now: it is deleted only after another grace.
+          const at = new Date(now())
+          await utimes(orphanOf(sha256), at, at)
+          verified.delete(sha256)
+        }
+      }
+      // What it set aside or put back is in the next count, which the next usage() starts.
+      if (!dryRun && setAside + restored > 0) counter.stale()
+      return { setAside, deleted, deletedBytes, restored }
     },
     async read(sha256) {
-      let handle
-      try {
-        handle = await open(pathOf(sha256).file, 'r')
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' }
-        throw error
-      }
+      const handle = await openForRead(sha256)
+      if (handle === null) return { status: 'missing' }
       try {
         const seen = await handle.stat({ bigint: true })
         const identity = `${seen.ino}:${seen.size}:${seen.mtimeNs}:${seen.ctimeNs}`
-        const bytes = await handle.readFile()
-        if (verified.get(sha256) === identity) return { status: 'ok', bytes }
-        if (hash('sha256', bytes, 'hex') !== sha256) return { status: 'changed' }
-        if (verified.size >= VERIFIED_MAX) verified.clear()
-        verified.set(sha256, identity)
-        return { status: 'ok', bytes }
+        const known = verified.get(sha256) === identity
+        const digest = known ? null : createHash('sha256')
+        const chunks: Buffer[] = []
+        let size = 0
+        for (;;) {
+          const chunk = Buffer.allocUnsafe(READ_CHUNK)
+          const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, size)
+          if (bytesRead === 0) break
+          const piece = chunk.subarray(0, bytesRead)
+          digest?.update(piece)
+          chunks.push(piece)
+          size += bytesRead
+        }
+        if (digest !== null) {
+          if (digest.digest('hex') !== sha256) return { status: 'changed' }
+          if (verified.size >= VERIFIED_MAX) verified.clear()
+          verified.set(sha256, identity)
+        }
+        return { status: 'ok', chunks, size }
       } finally {
         await handle.close()
       }
     },
     async get(sha256) {
+      const handle = await openForRead(sha256)
+      if (handle === null) return null
       try {
-        return await readFile(pathOf(sha256).file)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-        throw error
+        return await handle.readFile()
+      } finally {
+        await handle.close()
       }
     },
     async put(bytes, sha256) {
@@ -153,40 +221,18 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
           await handle.close()
         }
         // Same content under the same name: a concurrent put of the same blob may win; either is
-        // right (usage() then counts it twice until the next open).
-        left = adding(sha256, bytes.byteLength)
+        // right (usage() then counts it twice until the next count).
+        left = counter.adding(sha256, bytes.byteLength)
         await rename(temporary, file)
       } catch (error) {
-        if (!left) putWhileCounting.delete(sha256)
+        if (!left) counter.failed(sha256)
         await rm(temporary, { force: true })
         throw error
       }
       await fsyncDirectory(folder)
-      remember(sha256)
-      if (left) added(bytes.byteLength)
+      if (left) counter.added(bytes.byteLength)
     },
   }
-}
-
-/** Blobs in `dir` and their bytes, one folder at a time, leaving out temporary files and `skip`'s (counted apart). */
-async function countBlobs(dir: string, skip: ReadonlyMap<string, number>): Promise<{ blobs: number; bytes: number }> {
-  let blobs = 0
-  let bytes = 0
-  for (const folder of await readdir(dir, { withFileTypes: true })) {
-    if (!folder.isDirectory() || !/^[0-9a-f]{2}$/.test(folder.name)) continue
-    const names = (await readdir(join(dir, folder.name))).filter((name) => !name.startsWith('.') && !skip.has(folder.name + name))
-    const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, folder.name, name)).catch(() => null))?.size))
-    for (const size of sizes) {
-      if (size === undefined) continue
-      blobs += 1
-      bytes += size
-    }
-  }
-  for (const size of skip.values()) {
-    blobs += 1
-    bytes += size
-  }
-  return { blobs, bytes }
 }
 
 async function fsyncDirectory(path: string): Promise<void> {
@@ -197,3 +243,4 @@ async function fsyncDirectory(path: string): Promise<void> {
     await handle.close()
   }
 }
+

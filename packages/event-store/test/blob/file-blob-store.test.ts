@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { setTimeout } from 'node:timers/promises'
 import t from 'tap'
+import { usageCounter } from '../../src/blob/blob-usage.js'
 import { openFileBlobStore } from '../../src/index.js'
 import { tempDir } from '../store-fixture.js'
 
@@ -38,7 +40,7 @@ t.test('bytes that do not match the hash, or a malformed hash, are refused', asy
   t.same(await readdir(dir), [], 'nothing was written')
 })
 
-t.test('a blob another process wrote is found: only blobs seen on disk are remembered, never an absence', async (t) => {
+t.test('a blob another process wrote is found, and one it set aside is written again: put always looks at the disk', async (t) => {
   const dir = join(await tempDir(t), 'blobs')
   const here = await openFileBlobStore(dir)
   const elsewhere = await openFileBlobStore(dir)
@@ -48,7 +50,11 @@ t.test('a blob another process wrote is found: only blobs seen on disk are remem
   t.equal(await here.has(sha(bytes)), true, 'the earlier "absent" was not kept')
   await here.put(bytes, sha(bytes))
   t.same(await readdir(join(dir, sha(bytes).slice(0, 2))), [sha(bytes).slice(2)], 'the put found it and wrote nothing')
-  await t.rejects(here.put(Buffer.from('other bytes'), sha(bytes)), RangeError, 'a remembered hash still checks the bytes')
+  await t.rejects(here.put(Buffer.from('other bytes'), sha(bytes)), RangeError, 'a blob in place still checks the bytes')
+  // `waybill compact` in another process sets it aside; a put here must not trust that it saw it.
+  await elsewhere.sweep(() => false, { graceMs: 0 })
+  await here.put(bytes, sha(bytes))
+  t.same(await readFile(join(dir, sha(bytes).slice(0, 2), sha(bytes).slice(2))), bytes, 'written again in its place')
 })
 
 t.test('read: the bytes only while they hash to their name, checked once per file on disk', async (t) => {
@@ -58,15 +64,20 @@ t.test('read: the bytes only while they hash to their name, checked once per fil
   const name = sha(bytes)
   t.same(await blobs.read(name), { status: 'missing' })
   await blobs.put(bytes, name)
-  const first = await blobs.read(name)
-  t.same(first, { status: 'ok', bytes })
-  t.same(await blobs.read(name), { status: 'ok', bytes }, 'read again (its file unchanged: not hashed again)')
+  const whole = (read: Awaited<ReturnType<typeof blobs.read>>) => read.status === 'ok' ? { status: read.status, bytes: Buffer.concat(read.chunks), size: read.size } : read
+  t.same(whole(await blobs.read(name)), { status: 'ok', bytes, size: bytes.length })
+  t.same(whole(await blobs.read(name)), { status: 'ok', bytes, size: bytes.length }, 'read again (its file unchanged: not hashed again)')
   const file = join(dir, name.slice(0, 2), name.slice(2))
   // Changed in place, after it was checked: its identity on disk changed, so it is checked again.
   await writeFile(file, 'a forgery!!')
   t.same(await blobs.read(name), { status: 'changed' })
   await writeFile(file, bytes)
-  t.same(await blobs.read(name), { status: 'ok', bytes }, 'put right: served again')
+  t.same(whole(await blobs.read(name)), { status: 'ok', bytes, size: bytes.length }, 'put right: served again')
+  // A blob larger than one piece comes in pieces, whole.
+  const large = Buffer.alloc(600 * 1024, 7)
+  await blobs.put(large, sha(large))
+  const read = await blobs.read(sha(large))
+  t.ok(read.status === 'ok' && read.chunks.length === 3 && Buffer.concat(read.chunks).equals(large), 'in three pieces')
   await rm(file)
   t.same(await blobs.read(name), { status: 'missing' })
   await t.rejects(blobs.read('ABC'), RangeError)
@@ -93,4 +104,77 @@ t.test('usage counts the blobs on disk once, then follows this store\'s puts; a 
   t.same(await first.usage!(), { blobs: 4, bytes: a.length + b.length + c.length + d.length }, 'another store counts what is on disk on its first call')
   const empty = await openFileBlobStore(join(await tempDir(t), 'empty'))
   t.same(await empty.usage!(), { blobs: 0, bytes: 0 })
+})
+
+t.test('sweep: an unnamed blob past the grace is set aside, then deleted a grace later; named and young ones stay', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  let clock = Date.now()
+  const now = () => clock
+  const [named, orphan, young] = ['named', 'orphan', 'young'].map((text) => Buffer.from(`${text} image`))
+  for (const bytes of [named!, orphan!]) await blobs.put(bytes, sha(bytes))
+  const hour = 60 * 60 * 1000
+  clock += 2 * hour
+  await blobs.put(young!, sha(young!))
+  const isNamed = (name: string) => name === sha(named!)
+  const fileOf = (bytes: Buffer) => join(dir, sha(bytes).slice(0, 2), sha(bytes).slice(2))
+  // Written "two hours later" on the sweep's clock.
+  await utimes(fileOf(young!), new Date(clock), new Date(clock))
+
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now, dryRun: true }), { setAside: 1, deleted: 0, deletedBytes: 0, restored: 0 }, 'a dry run counts')
+  t.same((await readFile(fileOf(orphan!))), orphan, '... and changes nothing')
+
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now }), { setAside: 1, deleted: 0, deletedBytes: 0, restored: 0 })
+  t.same(await readdir(join(dir, '.orphans')), [sha(orphan!)], 'the unnamed, old blob is set aside')
+  t.ok(await blobs.has(sha(named!)), 'the named one stays')
+  t.ok(await blobs.has(sha(young!)), 'the young one stays: its event may not be appended yet')
+
+  clock += hour / 2
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now }), { setAside: 0, deleted: 0, deletedBytes: 0, restored: 0 }, 'aside for less than the grace: kept')
+  clock += hour
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now }), { setAside: 1, deleted: 1, deletedBytes: orphan!.length, restored: 0 }, 'aside a grace and still unnamed: deleted (and young is old now)')
+  t.same(await readdir(join(dir, '.orphans')), [sha(young!)])
+  t.equal(await blobs.get(sha(orphan!)), null, 'gone')
+})
+
+t.test('sweep: a blob set aside that an event names after all comes back, by the next sweep or the first read', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  const [first, second, third] = ['first', 'second', 'third'].map((text) => Buffer.from(`${text} proof`))
+  for (const bytes of [first!, second!, third!]) await blobs.put(bytes, sha(bytes))
+  t.equal((await blobs.sweep(() => false, { graceMs: 0 })).setAside, 3, 'all three set aside')
+  // Their events were appended meanwhile (their images were stored before them).
+  t.same(await blobs.sweep((name) => name === sha(first!), { graceMs: 0, dryRun: true }), { setAside: 0, deleted: 2, deletedBytes: second!.length + third!.length, restored: 1 })
+  t.same(await blobs.sweep((name) => name === sha(first!), { graceMs: 60_000 }), { setAside: 0, deleted: 0, deletedBytes: 0, restored: 1 })
+  t.same(await blobs.get(sha(first!)), first, 'put back by the sweep')
+  const read = await blobs.read(sha(second!))
+  t.ok(read.status === 'ok' && Buffer.concat(read.chunks).equals(second!), 'put back by the first read')
+  t.same(await blobs.get(sha(third!)), third, 'and by get')
+  t.same(await readdir(join(dir, '.orphans')), [], 'none left aside')
+})
+
+t.test('usage: a sweep here is counted by the next call; one by another process shows once the count is five minutes old', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  const [kept, swept] = ['kept', 'swept'].map((text) => Buffer.from(`${text} image`))
+  for (const bytes of [kept!, swept!]) await blobs.put(bytes, sha(bytes))
+  t.same(await blobs.usage!(), { blobs: 2, bytes: kept!.length + swept!.length })
+  await blobs.sweep((name) => name === sha(kept!), { graceMs: 0 })
+  t.same(await blobs.usage!(), { blobs: 1, bytes: kept!.length }, 'what this store set aside is no longer counted')
+
+  let clock = 0
+  const counter = usageCounter(dir, () => clock)
+  t.same(await counter.usage(), { blobs: 1, bytes: kept!.length })
+  // Another process puts the swept blob back in place (as a read of it would).
+  const other = await openFileBlobStore(dir)
+  t.equal((await other.read(sha(swept!))).status, 'ok')
+  clock += 5 * 60_000 - 1
+  t.same(await counter.usage(), { blobs: 1, bytes: kept!.length }, 'a count younger than five minutes is kept')
+  clock += 1
+  t.same(await counter.usage(), { blobs: 1, bytes: kept!.length }, 'a stale one is answered while the directory is counted again')
+  for (let tries = 0; tries < 200 && (await counter.usage()).blobs === 1; tries += 1) await setTimeout(5)
+  t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, 'then the new count')
+  await rm(dir, { recursive: true })
+  counter.stale()
+  t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, 'a count that fails leaves the last one')
 })
