@@ -39,9 +39,9 @@ export function usageCounter(dir: string, now: () => number = Date.now) {
       if (now() - countedAt >= RECOUNT_MS) count().catch(() => undefined)
       return Promise.resolve({ ...usage })
     },
-    /** The next usage() counts the directory again. */
-    stale(): void {
-      countedAt = -Infinity
+    /** The next usage() counts the directory again, and answers that count. */
+    forget(): void {
+      usage = null
     },
     /**
      * Before a put's rename: a count under way then skips the blob and counts it from here.

@@ -31,8 +31,9 @@ export interface BlobStore {
   /**
    * How many blobs are in place and their bytes (for /metrics; blobs set aside by `sweep` are not
    * counted). Counted from the directory on the first call and again when the last count is older
-   * than five minutes (a sweep by another process, `waybill compact`, shows then); between counts
-   * this store's puts are added. A call while a later count runs answers the last one.
+   * than five minutes (a sweep by another process, `waybill compact`, shows then), or after a sweep
+   * of this store's; between counts this store's puts are added. A call while a later count runs
+   * answers the last one.
    */
   usage?(): Promise<BlobUsage>
 }
@@ -161,8 +162,8 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
           verified.delete(sha256)
         }
       }
-      // What it set aside or put back is in the next count, which the next usage() starts.
-      if (!dryRun && setAside + restored > 0) counter.stale()
+      // What it set aside or put back is in the next count, which the next usage() makes and answers.
+      if (!dryRun && setAside + restored > 0) counter.forget()
       return { setAside, deleted, deletedBytes, restored }
     },
     async read(sha256) {

@@ -175,6 +175,10 @@ t.test('usage: a sweep here is counted by the next call; one by another process 
   for (let tries = 0; tries < 200 && (await counter.usage()).blobs === 1; tries += 1) await setTimeout(5)
   t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, 'then the new count')
   await rm(dir, { recursive: true })
-  counter.stale()
+  clock += 5 * 60_000
   t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, 'a count that fails leaves the last one')
+  await setTimeout(20)
+  t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, '... and the next call tries again')
+  counter.forget()
+  await t.rejects(counter.usage(), { code: 'ENOENT' }, 'with nothing to answer, a failed count is the answer')
 })
