@@ -130,7 +130,7 @@ t.test('every metric and label the dashboard and the alert rules use is exported
   // What an operator should see is on the dashboard.
   for (const name of ['waybill_http_request_duration_seconds_bucket', 'waybill_errors_total', 'waybill_append_duration_seconds_bucket', 'waybill_group_commit_batch_size_bucket',
     'waybill_projector_lag_events', 'waybill_projector_up', 'waybill_audit_head_age_seconds', 'waybill_audit_signing_blocked', 'waybill_data_dir_free_bytes', 'waybill_data_bytes',
-    'waybill_ready', 'waybill_operation_last_success_timestamp_seconds']) {
+    'waybill_ready', 'waybill_operation_last_success_timestamp_seconds', 'waybill_build_info']) {
     t.ok(used.has(name), `${name} is used`)
   }
 })

@@ -132,7 +132,7 @@ function tryMountTmpfs(dir: string, size: string): boolean {
 
 t.test('disk full: 503 server_error with Retry-After, no false acknowledgment, recovery without restart', async (t) => {
   const mountPoint = await tempDir(t, 'tmpfs')
-  if (tryMountTmpfs(mountPoint, '12m')) {
+  if (tryMountTmpfs(mountPoint, '16m')) {
     t.teardown(() => { execFileSync('umount', ['-l', mountPoint]) })
     const dir = join(mountPoint, 'data')
     const server = await serve(env(dir))
