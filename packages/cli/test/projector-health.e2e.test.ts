@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
+import { WAYBILL_VERSION } from '@waybill/domain'
 import { ReadModelWriter } from '@waybill/projector'
 import { runWaybill, startWaybill } from '../src/testing.js'
 
@@ -35,6 +36,7 @@ t.test('waybill projector serves /healthz, /readyz and /metrics with the lag in 
   t.match(metrics, /^waybill_data_dir_free_bytes \d+/m, 'its data dir\'s free space')
   t.match(metrics, /^waybill_data_bytes\{part="read_model"\} \d+/m)
   t.match(metrics, /^waybill_process_resident_memory_bytes \d+/m, 'process metrics, as serve has')
+  t.ok(metrics.includes(`\nwaybill_build_info{version="${WAYBILL_VERSION}",node="${process.version}"} 1\n`), 'which Waybill it is, as serve says')
   t.equal((await fetch(`${base}/nothing`)).status, 404)
   const stopped = await projector.stop()
   t.equal(stopped.code, 0, 'stops cleanly')
