@@ -8,6 +8,7 @@ import t from 'tap'
 import type { SealedPersonal } from '@waybill/domain'
 import { hashEvent, openSqliteEventStore } from '@waybill/event-store'
 import { openJson, openSqliteKeyStore, orderSealer, personalContext } from '@waybill/personal-data'
+import { readOperation } from '@waybill/http/operation-status'
 import { runWaybill, startWaybill } from '../src/testing.js'
 import { openSeeder } from './seeder.js'
 
@@ -134,6 +135,7 @@ t.test('the tamper test: "Jane Doe" becomes "John Roe", hashes and chain rewritt
   const rebuildAudit = await waybill(dir, ['audit', 'rebuild'])
   t.equal(rebuildAudit.code, 0, 'with its heads deleted, the data dir no longer refuses an audit rebuild; the kept head still does the catching')
   t.match(rebuildAudit.stdout, /rebuilt the audit log: 6 events in .*; 6 leaves agree with 0 kept head\(s\); now serving .*audit-log\.\d{8}T\d+Z-\d+\.sqlite/)
+  t.match(await readOperation(dir, 'audit-rebuild'), { state: 'succeeded', done: 6, total: 6, detail: /^6 events in / }, 'its run is in its status file, for /metrics')
 })
 
 t.test('audit rebuild checks the rebuilt tree against the kept heads: a rewritten event is refused, the live audit log kept', async (t) => {
@@ -148,6 +150,7 @@ t.test('audit rebuild checks the rebuilt tree against the kept heads: a rewritte
   const refused = await waybill(dir, ['audit', 'rebuild'])
   t.equal(refused.code, 1, refused.stdout)
   t.match(refused.stderr, /audit rebuild refused: the rebuilt audit tree's root at size \d+ is [0-9a-f]{64}, but the head signed .* says [0-9a-f]{64}: the log was changed/)
+  t.match(await readOperation(dir, 'audit-rebuild'), { state: 'failed', detail: /the log was changed/, last_success: null }, 'a refused rebuild is a failed operation')
   t.notOk(existsSync(join(dir, 'audit-log.current')), 'the live audit log stays the one in use')
   t.equal((await waybill(dir, ['audit', 'verify'])).code, 1, 'and audit verify, from the log, says the same')
 })

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the event store answers */
+        /** Readiness: this instance can take requests */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -591,7 +591,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event store answers too: {"status":"ready"} */
+            /** @description Writes do not fail for lack of space, the event store answers, the read model and the audit log can be read, and the projector is not stuck: {"status":"ready"}. Otherwise 503 server_error whose detail names each reason, e.g. "Not ready: disk full" */
             200: {
                 headers: {
                     /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */

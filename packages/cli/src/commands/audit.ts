@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { recordedOperation } from '@waybill/http/operation-status'
 import { keyIdOf, parseTreeHead, type SignedTreeHead } from '@waybill/merkle'
 import {
   AuditLog, HeadStore, loadOrCreateSigningKey, publicKeyDocument, rebuildAuditLog, verifyAuditLog,
@@ -30,7 +31,8 @@ For auditors (docs/audit.md):
                       signed while it runs too), and only then swap to it; the live projector
                       follows. Refused, with the live audit log kept, when the log holds fewer
                       order events than a head covers or a root disagrees. Never needed in
-                      normal operation: the audit log only grows.
+                      normal operation: the audit log only grows. Its progress and outcome are
+                      in <data dir>/operations/audit-rebuild.json, which /metrics reports.
 
 Exit code 0 when all is well, 1 when anything fails (the first leaf that differs is named by
 order, revision and account; a refused rebuild), 2 on a usage error.`
@@ -124,11 +126,21 @@ async function verify(opened: OpenedStore, config: WaybillConfig, kept: SignedTr
 async function rebuild(opened: OpenedStore, config: WaybillConfig, stdout: Output, stderr: Output): Promise<number> {
   const heads = HeadStore.inDataDir(config.dataDir)
   try {
-    const progress = rebuildProgress(stderr)
-    const result = await rebuildAuditLog({ store: opened.store, dataDir: config.dataDir, heads, onProgress: progress.onProgress })
-    stdout.write(`rebuilt the audit log: ${progress.finish(result.events, result.elapsedMs)}; ${result.leaves} leaves agree with ` +
-      `${result.headsChecked} kept head(s); now serving ${result.path}\n`)
-    return 0
+    // Its progress and outcome are also in <data dir>/operations/audit-rebuild.json, which /metrics reads.
+    return await recordedOperation(config.dataDir, 'audit-rebuild', async (status) => {
+      const progress = rebuildProgress(stderr)
+      const result = await rebuildAuditLog({
+        store: opened.store, dataDir: config.dataDir, heads,
+        onProgress: (p) => {
+          progress.onProgress(p)
+          status.progress(Number(p.position), Number(p.head))
+        },
+      })
+      const summary = progress.finish(result.events, result.elapsedMs)
+      status.succeeded(summary)
+      stdout.write(`rebuilt the audit log: ${summary}; ${result.leaves} leaves agree with ${result.headsChecked} kept head(s); now serving ${result.path}\n`)
+      return 0
+    })
   } finally {
     heads.close()
   }

@@ -1,8 +1,10 @@
-import { ReadModel, startProjector, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
+import { createLogger } from '@waybill/http/observability'
+import { ReadModel, startProjector, type ProjectionStatus, type ProjectorStatus } from '@waybill/projector'
 import { openAudit } from '../audit-setup.js'
-import { aborted, defineCommand, UsageError, type Output } from '../command.js'
+import { aborted, defineCommand, UsageError } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
+import { operatorLines, type OperatorLines } from '../operator-lines.js'
 import { listenProjectorHealth } from '../projector-listener.js'
 import { startConfiguredRetention } from '../retention-setup.js'
 
@@ -12,10 +14,11 @@ Runs the projector as its own process (so ingress and projector scale apart): tw
 the orders read model and the audit log (which signs the tree heads), each reading the event log
 from its own checkpoint, applying each batch and moving its checkpoint in one transaction,
 following new events, and retrying with back-off on its own while its store or file fails.
-Prints a status line per projection (state, checkpoint, head, lag in events) every
---status-every seconds (default 10). Serves /healthz, /readyz and /metrics (each projection's lag
-in events) on WAYBILL_PROJECTOR_PORT (default 9465) at WAYBILL_METRICS_HOST (default 127.0.0.1).
-SIGINT/SIGTERM stop it after the batches in flight.
+Says each projection's status (state, checkpoint, head, lag in events) every --status-every
+seconds (default 10): text on a terminal, a JSON log line otherwise. Serves /healthz, /readyz
+and /metrics on WAYBILL_PROJECTOR_PORT (default 9465) at WAYBILL_METRICS_HOST (default
+127.0.0.1). Logs JSON lines on stdout, as \`waybill serve\` does. SIGINT/SIGTERM stop it after
+the batches in flight.
 
   --batch-size <n>        events per transaction (default 1000)
   --status-every <secs>   seconds between status lines (default 10)`
@@ -31,26 +34,30 @@ export const command = defineCommand({
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new UsageError('--batch-size: expected a positive integer')
     if (!(statusEvery > 0)) throw new UsageError('--status-every: expected a positive number of seconds')
     const config = loadConfig(env)
+    // The log of `waybill serve` in shape (pino's JSON lines), on stdout like its.
+    const logger = createLogger({ level: config.logLevel, destination: stdout })
+    const say = operatorLines(stdout, stderr)
     const opened = await openStore(config)
     const audit = openAudit(config)
-    if (audit.notice.length > 0) stdout.write(`${audit.notice.join('\n')}\n`)
-    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, keys: opened.keys, batchSize, logger: lineLogger(config.logLevel, stderr), audit: audit.options })
-    const logger = lineLogger(config.logLevel, stderr)
+    if (audit.notice.length > 0) say.info(audit.notice.join('\n'))
+    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, keys: opened.keys, batchSize, logger, audit: audit.options })
     const readModel = new ReadModel(config.dataDir)
     const retention = startConfiguredRetention(config, opened, readModel, logger)
-    const timer = setInterval(() => stdout.write(statusLines(projector.status())), statusEvery * 1000)
-    const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
-      clearInterval(timer)
-      await retention?.stop()
-      readModel.close()
-      await projector.stop()
-      audit.close()
-      await opened.close()
-      throw error
-    })
+    const timer = setInterval(() => { sayStatus(say, projector.status()) }, statusEvery * 1000)
+    const health = await listenProjectorHealth(projector, { port: config.projectorPort, host: config.metrics.host, dataDir: config.dataDir, heads: audit.heads })
+      .catch(async (error: unknown) => {
+        clearInterval(timer)
+        await retention?.stop()
+        readModel.close()
+        await projector.stop()
+        audit.close()
+        await opened.close()
+        throw error
+      })
     const address = health.address()
     const port = typeof address === 'object' && address !== null ? address.port : config.projectorPort
-    stdout.write(`projector: started on ${config.dataDir}; health and metrics on http://${config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host}:${port}\n`)
+    const host = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host
+    say.info(`projector: started on ${config.dataDir}; health and metrics on http://${host}:${port}`, { port })
     await aborted(signal)
     clearInterval(timer)
     health.close()
@@ -63,33 +70,16 @@ export const command = defineCommand({
   },
 })
 
-/** One line per projection: `projector: orders caught_up checkpoint 12/12 head 12/12 lag 0 applied 7`. */
-function statusLines(status: ProjectorStatus): string {
-  const line = (name: string, s: ProjectionStatus, extra = ''): string =>
-    `projector: ${name} ${s.state} checkpoint ${s.checkpoint ?? '-'} head ${s.head ?? '-'} lag ${s.lag} applied ${s.appliedEvents}${extra}\n`
+/** One line per projection: `projector: orders caught_up checkpoint 12/12 head 12/12 lag 0 applied 7`, with its figures as fields. */
+function sayStatus(say: OperatorLines, status: ProjectorStatus): void {
+  const line = (name: string, s: ProjectionStatus, extra = '', fields: object = {}): void => {
+    say.info(`projector: ${name} ${s.state} checkpoint ${s.checkpoint ?? '-'} head ${s.head ?? '-'} lag ${s.lag} applied ${s.appliedEvents}${extra}`,
+      { projection: name, state: s.state, checkpoint: s.checkpoint, head: s.head, lag: s.lag, applied: s.appliedEvents, ...fields })
+  }
   const { orders, audit } = status
-  return line('orders', orders) + (audit === null ? ''
-    : line('audit', audit, ` leaves ${audit.treeSize} signed ${audit.headSize ?? '-'}${audit.problem === null ? '' : ` PROBLEM: ${audit.problem}`}`))
-}
-
-/** JSON lines on stderr, like the server's pino output, without loading pino for three calls. */
-function lineLogger(level: string, stderr: Output): ProjectorLogger {
-  const rank: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 }
-  const threshold = rank[level] ?? 30
-  const write = (levelName: string, object: object, message?: string): void => {
-    if ((rank[levelName] ?? 30) < threshold) return
-    const extra = object instanceof Error ? { err: object.message } : object
-    stderr.write(`${JSON.stringify({ level: levelName, time: new Date().toISOString(), msg: message, ...serialise(extra) })}\n`)
+  line('orders', orders)
+  if (audit !== null) {
+    line('audit', audit, ` leaves ${audit.treeSize} signed ${audit.headSize ?? '-'}${audit.problem === null ? '' : ` PROBLEM: ${audit.problem}`}`,
+      { leaves: audit.treeSize, signed: audit.headSize, problem: audit.problem })
   }
-  return {
-    info: (object, message) => write('info', object, message),
-    warn: (object, message) => write('warn', object, message),
-    error: (object, message) => write('error', object, message),
-  }
-}
-
-function serialise(object: object): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(object)) out[key] = value instanceof Error ? value.message : value
-  return out
 }
