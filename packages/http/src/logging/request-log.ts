@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { LogController } from 'fastify'
-import { redactKeyTokens } from '@waybill/keys'
 import { loggableUrl } from '../redact-url.js'
 
 /** What the error handler tells the request's log line of the problem it answered. */
