@@ -48,7 +48,7 @@ t.test('waybill projector logs JSON lines in the shape serve\'s pino lines have,
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   t.equal((await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:add'], { env: { WAYBILL_DATA_DIR: dataDir } })).code, 0)
   // A read model from a newer Waybill: the orders projection refuses it and retries.
-  const writer = new ReadModelWriter(join(dataDir, 'read-model.sqlite'))
+  const writer = new ReadModelWriter(join(dataDir, 'read-model.sqlite'), { open: () => { throw new Error('no event is projected here') } })
   writer.close()
   const db = new Sqlite(join(dataDir, 'read-model.sqlite'))
   db.prepare(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`).run()

@@ -11,12 +11,13 @@ import { startProjectorThread } from '../src/projector-thread.js'
 
 const metadata = { received_at: '2025-02-27T08:00:01Z', key_id: 'key-1', request_id: 'req-1', schema_version: 1 }
 
+/** An ORDER_ADD as the first release stored it (schema version 1, personal fields in plain form): the projector reads it still. */
 function add(orderId: string): OrderCommand {
   const data = {
     order_id: orderId, customer: 'C-7', location: 'L-3', status: 'pending' as const, address: '1 Quay Street',
     delivery_date: '2025-03-01T10:00:00Z', event_date: '2025-02-27T08:00:00Z',
   }
-  return { type: 'ORDER_ADD', data, eventId: eventIdFor('acme', 'ORDER_ADD', data) }
+  return { type: 'ORDER_ADD', data, eventId: eventIdFor('acme', 'ORDER_ADD', data) } as unknown as OrderCommand
 }
 
 interface Logged { readonly level: string; readonly object: object; readonly message: string | undefined }

@@ -23,7 +23,18 @@ export function show(value: unknown): string {
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   if (isImageRef(value)) return `${value.media_type}, ${value.bytes} bytes, sha256 ${value.sha256.slice(0, 12)}…`
+  if (isSealed(value)) return `sealed with the order's key (${value.box.length} characters)`
+  if (isBlobRef(value)) return `${value.media_type}, ${value.bytes} bytes, sealed blob ${value.blob.slice(0, 12)}…`
   return JSON.stringify(value)
+}
+
+function isSealed(value: unknown): value is { key: string; iv: string; box: string } {
+  return typeof value === 'object' && value !== null && 'key' in value && 'iv' in value && 'box' in value && typeof value.box === 'string'
+}
+
+function isBlobRef(value: unknown): value is { blob: string; media_type: string; bytes: number } {
+  return typeof value === 'object' && value !== null && 'blob' in value && 'media_type' in value && 'bytes' in value &&
+    typeof value.blob === 'string' && typeof value.media_type === 'string' && typeof value.bytes === 'number'
 }
 
 function isImageRef(value: unknown): value is { sha256: string; media_type: string; bytes: number } {

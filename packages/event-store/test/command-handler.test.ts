@@ -1,26 +1,30 @@
 import t from 'tap'
 import {
-  eventIdFor, orderDecider, type OrderCommand, streamNameFor, type UpdateOrder, type WireEvent,
+  eventIdFor, orderDecider, type OrderCommand, SCHEMA_VERSION, streamNameFor, type UpdateOrder, type WireEvent,
 } from '@waybill/domain'
 import { type EventStore, handleCommand, StoreUnavailableError, StreamStates, WrongExpectedVersionError } from '../src/index.js'
 import type { OrderState } from '@waybill/domain'
 import { freshStore } from './store-fixture.js'
 
 const ACCOUNT = 'acme'
-const metadata = { received_at: '2025-02-27T08:00:01Z', key_id: 'key-1', request_id: 'req-1', schema_version: 1 }
+const metadata = { received_at: '2025-02-27T08:00:01Z', key_id: 'key-1', request_id: 'req-1', schema_version: SCHEMA_VERSION }
+
+/** A stand-in for a sealed personal part: the store and the decider never open it; the tests read `box`. */
+const sealed = (box: string) => ({ key: 'order-key', iv: 'aXY', box })
+const boxOf = (data: Record<string, unknown>): unknown => (data['personal'] as { box?: unknown } | undefined)?.box
 
 function command<C extends OrderCommand>(type: WireEvent, data: C['data']): C {
   return { type, data, eventId: eventIdFor(ACCOUNT, type, data) } as C
 }
 const add = (orderId: string): OrderCommand => command('ORDER_ADD', {
-  order_id: orderId, customer: 'C-7', location: 'L-3', status: 'pending', address: '1 Quay Street',
+  order_id: orderId, status: 'pending', personal: sealed('1 Quay Street'),
   delivery_date: '2025-03-01T10:00:00Z', event_date: '2025-02-27T08:00:00Z',
 })
 const update = (orderId: string, address: string): UpdateOrder => command('ORDER_UPDATE', {
-  order_id: orderId, status: 'in_progress', address, delivery_date: '2025-03-02T11:00:00Z', event_date: '2025-02-28T09:00:00Z',
+  order_id: orderId, status: 'in_progress', personal: sealed(address), delivery_date: '2025-03-02T11:00:00Z', event_date: '2025-02-28T09:00:00Z',
 })
 const cancel = (orderId: string): OrderCommand => command('ORDER_CANCELED', {
-  order_id: orderId, reason: 'customer moved', event_date: '2025-02-28T10:00:00Z',
+  order_id: orderId, personal: sealed('customer moved'), event_date: '2025-02-28T10:00:00Z',
 })
 
 t.test('a new order is appended at revision 0 with its metadata', async (t) => {
@@ -43,7 +47,7 @@ t.test('the rules of the decider come back as outcomes, and write nothing', asyn
   await handleCommand(store, stream, orderDecider, add('A-2'), { metadata })
   t.same(await handleCommand(store, stream, orderDecider, add('A-2'), { metadata }), { outcome: 'already_applied' },
     'an exact retry is already applied')
-  const other = command<OrderCommand>('ORDER_ADD', { ...add('A-2').data, customer: 'C-8' })
+  const other = command<OrderCommand>('ORDER_ADD', { ...add('A-2').data, personal: sealed('C-8') })
   t.same(await handleCommand(store, stream, orderDecider, other, { metadata }), { outcome: 'rejected', error: 'conflict' })
   t.equal((await handleCommand(store, stream, orderDecider, cancel('A-2'), { metadata })).outcome, 'appended')
   t.same(await handleCommand(store, stream, orderDecider, update('A-2', 'y'), { metadata }),
@@ -91,7 +95,7 @@ t.test('a retry that lost its race to a twin re-reads and finds itself already a
   })
   t.same(await handleCommand(gated, stream, orderDecider, twin, { metadata }), { outcome: 'already_applied' })
   t.equal(reads, 2, 'it read twice: the append conflicted once')
-  t.same((await store.readStream(stream)).map((e) => e.data['address']), ['1 Quay Street', 'other', 'twin'])
+  t.same((await store.readStream(stream)).map((e) => boxOf(e.data)), ['1 Quay Street', 'other', 'twin'])
 })
 
 t.test('a conflict re-reads and decides again, up to maxAttempts, then throws', async (t) => {
@@ -117,7 +121,7 @@ t.test('a conflict re-reads and decides again, up to maxAttempts, then throws', 
   const result = await handleCommand(onceContended, stream, orderDecider, update('A-5', 'mine'), { metadata })
   t.equal(result.outcome, 'appended', 'the second round succeeds')
   t.equal(reads, 2)
-  t.equal((await store.readStream(stream)).at(-1)!.data['address'], 'mine')
+  t.equal(boxOf((await store.readStream(stream)).at(-1)!.data), 'mine')
 })
 
 t.test('an unavailable store is not a decision: the error passes through', async (t) => {
@@ -187,7 +191,7 @@ t.test('with known states: a stale guess is refused by the store, then decided a
   const result = await handleCommand(store, stream, orderDecider, update('S-3', 'here'), { metadata, maxAttempts: 1 }, states)
   t.equal(result.outcome, 'appended', 'the refused guess did not use up the one round allowed')
   t.equal(store.reads, 1)
-  t.same((await raw.readStream(stream)).map((e) => e.data['address']), ['1 Quay Street', 'elsewhere', 'here'])
+  t.same((await raw.readStream(stream)).map((e) => boxOf(e.data)), ['1 Quay Street', 'elsewhere', 'here'])
   t.equal(states.get(stream)?.revision, 2)
 
   // A new order's id already taken elsewhere: the guess "no stream" is refused, the read decides.
@@ -198,7 +202,7 @@ t.test('with known states: a stale guess is refused by the store, then decided a
   const retried = await handleCommand(store, other, orderDecider, add('S-4'), { metadata }, states)
   t.ok(retried.outcome === 'appended' || retried.outcome === 'already_applied', 'an exact retry succeeds')
   if (retried.outcome === 'appended') t.equal(retried.position.commit, (await raw.readStream(other))[0]!.position.commit, 'naming the stored event')
-  const different = command<OrderCommand>('ORDER_ADD', { ...add('S-4').data, customer: 'C-9' })
+  const different = command<OrderCommand>('ORDER_ADD', { ...add('S-4').data, personal: sealed('C-9') })
   states.delete(other)
   t.same(await handleCommand(store, other, orderDecider, different, { metadata }, states), { outcome: 'rejected', error: 'conflict' })
   t.equal((await raw.readStream(other)).length, 1, 'nothing more was stored')

@@ -77,7 +77,7 @@ t.test('a read model from a newer Waybill: 503 with the reason, no path; 200 aga
   let path = ''
   const { readyz, dataDir } = await appOver(t, openMemoryEventStore(), {}, (dir) => {
     // Another version wrote the read model this process is about to open.
-    const writer = new ReadModelWriter(join(dir, 'read-model.sqlite'))
+    const writer = new ReadModelWriter(join(dir, 'read-model.sqlite'), { open: () => { throw new Error('no event is projected here') } })
     path = writer.path
     writer.close()
     const db = new Sqlite(path)

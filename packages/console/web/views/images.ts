@@ -23,8 +23,10 @@ export function imagesSection(api: Api, history: History, id: string, account: s
   const section = h('section', { 'aria-labelledby': 'images-title' }, h('h2', { id: 'images-title' }, 'Images'))
   const checks = images.map(async (image): Promise<ImageFailure | null> => {
     const img = h('img', { id: `image-${image.which}`, alt: image.label })
-    const recorded = history.events.find((event) => event.revision === image.revision)?.data[image.which]
-    section.append(h('figure', {}, img, h('figcaption', {}, `${image.label}: ${showValue(recorded)}`)))
+    const event = history.events.find((candidate) => candidate.revision === image.revision)
+    const recorded = image.inLeaf ? event?.data[image.which] : event?.fields?.[image.which]
+    section.append(h('figure', {}, img, h('figcaption', {}, `${image.label}: ${showValue(recorded)}`,
+      image.inLeaf ? null : h('small', { class: 'unsigned' }, ' (its sha256 as the server opened it from the sealed event; the leaf commits to it sealed)'))))
     let blob: Blob
     try {
       blob = await api.image(id, image.which, account)

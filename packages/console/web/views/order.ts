@@ -62,10 +62,15 @@ function actions(history: History, verdict: () => string | null, csvText: () => 
   return h('div', { class: 'actions', role: 'group', 'aria-label': 'Export' }, json, csv, print)
 }
 
+const PERSONAL = new Set<string>(['customer', 'location', 'address', 'recipient', 'reason'])
+
 function stateSection(order: Order): HTMLElement {
   const fields = ['status', 'customer', 'location', 'address', 'delivery_date', 'recipient', 'reason', 'created_at', 'updated_at', 'received_at', 'last_event', 'revision'] as const
+  const erased = (field: string): boolean => order.erased_at !== null && PERSONAL.has(field) && order[field as keyof Order] === null
   return h('section', { 'aria-labelledby': 'state-title' },
     h('h2', { id: 'state-title' }, 'Current state ', h('small', { class: 'unsigned' }, UNSIGNED)),
+    order.erased_at === null ? null : h('p', { class: 'erased-note', role: 'note' },
+      `This order's personal data was erased at ${order.erased_at}. Its events, their hashes and their leaves are unchanged: the verdict still covers them, sealed.`),
     h('p', { class: 'help' }, 'The read model\'s row for this order, as the server keeps it; the events below are what the log signs.'),
-    h('dl', { class: 'state' }, fields.map((field) => [h('dt', {}, field), h('dd', {}, showValue(order[field]))])))
+    h('dl', { class: 'state' }, fields.map((field) => [h('dt', {}, field), h('dd', erased(field) ? { class: 'erased' } : {}, erased(field) ? 'erased' : showValue(order[field]))])))
 }

@@ -39,10 +39,19 @@ export function timelineOf(history: History): HTMLElement {
     h('ol', { class: 'timeline' }, events.map((event, i) => eventItem(event, events[i - 1]))))
 }
 
+/** The event's fields as sent, opened by the server; each personal one erased is marked so. */
+function fieldsOf(event: HistoryEvent): HTMLElement | null {
+  if (event.fields === null) return null
+  const erased = (value: unknown): boolean => event.erased && value === null
+  return h('div', { class: 'fields' }, h('h4', {}, 'Fields as sent ', event.erased ? h('span', { class: 'erased-badge' }, 'personal data erased') : null, ' ', unsigned()),
+    h('dl', { class: 'state' }, Object.entries(event.fields).map(([field, value]) =>
+      [h('dt', {}, field), h('dd', erased(value) ? { class: 'erased' } : {}, erased(value) ? 'erased' : showValue(value))])))
+}
+
 function eventItem(event: HistoryEvent, previous: HistoryEvent | undefined): HTMLElement {
   // What changed is read from the server's fold (state_after), which is not signed.
   const changes = changesBetween(previous?.state_after, event.state_after)
-  return h('li', { id: `event-${event.revision}`, class: 'event' },
+  return h('li', { id: `event-${event.revision}`, class: event.erased ? 'event erased-event' : 'event' },
     h('article', { 'aria-labelledby': `event-${event.revision}-title` },
       h('h3', { id: `event-${event.revision}-title` }, `Revision ${event.revision}: ${event.type}`),
       h('dl', { class: 'meta' }, eventFields(event).map(({ term, value, signed }) =>
@@ -52,8 +61,9 @@ function eventItem(event: HistoryEvent, previous: HistoryEvent | undefined): HTM
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'Before'), h('th', { scope: 'col' }, 'After'))),
         h('tbody', {}, changes.map((change) => h('tr', {},
           h('th', { scope: 'row' }, change.field), h('td', {}, showValue(change.before)), h('td', {}, showValue(change.after)))))),
-      h('details', { class: 'data' }, h('summary', {}, 'The event\'s data (in its signed leaf)'),
+      fieldsOf(event),
+      h('details', { class: 'data' }, h('summary', {}, 'The event\'s data as stored (in its signed leaf)'),
         h('dl', { class: 'state' }, Object.entries(event.data).map(([field, value]) => [h('dt', {}, field), h('dd', {}, showValue(value))]))),
       h('div', { class: 'state-after' }, h('h4', {}, 'State after this event ', unsigned()),
-        h('dl', { class: 'state' }, Object.entries(event.state_after).map(([field, value]) => [h('dt', {}, field), h('dd', {}, showValue(value))])))))
+        h('dl', { class: 'state' }, Object.entries(event.state_after ?? {}).map(([field, value]) => [h('dt', {}, field), h('dd', {}, showValue(value))])))))
 }

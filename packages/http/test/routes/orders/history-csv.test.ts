@@ -3,7 +3,7 @@ import { historyCsv } from '../../../src/routes/orders/history-csv.js'
 
 const event = {
   revision: 0, event_id: 'e-1', stream: 'order-acme-A', type: 'OrderAdded', event_date: '2025-03-01T10:00:00Z', received_at: null,
-  key_id: 'Key123456789', request_id: '-A1', leaf_index: 0, hash: 'h', prev_hash: null, data: { address: '=HYPERLINK("x")' }, state_after: {},
+  key_id: 'Key123456789', request_id: '-A1', leaf_index: 0, hash: 'h', prev_hash: null, data: { address: '=HYPERLINK("x")' }, fields: null, erased: false, state_after: {},
 }
 
 t.test('a cell a spreadsheet would take for a formula starts with an apostrophe', async (t) => {
