@@ -237,8 +237,11 @@ t.test('the order page shows the timeline, the state after each event, the image
 t.test('an image the server will not serve (its file was changed) turns the verdict red', async (t) => {
   // The signature's file in the blob store, overwritten: the server answers 500 for it, and the
   // console cannot check what the event recorded.
-  const signature = Buffer.from(pngDataUrl(120, 48, 1).split(',')[1] ?? '', 'base64')
-  const sha = createHash('sha256').update(signature).digest('hex')
+  // Its blob is the image sealed with the order's key, named by the hash of the sealed bytes: as the event recorded it.
+  const db = new Sqlite(join(env.WAYBILL_DATA_DIR, 'events.sqlite'), { readonly: true })
+  const completion = db.prepare("SELECT data FROM events WHERE stream = 'order-acme-D-100' AND type = 'OrderCompleted'").get() as { data: string }
+  db.close()
+  const sha = (JSON.parse(completion.data) as { signature: { blob: string } }).signature.blob
   const file = join(env.WAYBILL_DATA_DIR, 'blobs', sha.slice(0, 2), sha.slice(2))
   const original = await readFile(file)
   await writeFile(file, 'not a png at all')
@@ -256,6 +259,21 @@ t.test('an image the server will not serve (its file was changed) turns the verd
   await writeFile(file, original)
   await page.reload()
   t.equal(await settledVerdict(page), 'verified', 'green again once the file is what the event recorded')
+})
+
+t.test('an erased order is still verified, its personal fields marked erased', async (t) => {
+  const erased = await runWaybill(['erase', '--account', 'acme', '--order', 'D-102', '--reason', 'ticket 7', '--requested-by', 'dpo'], { env })
+  t.equal(erased.code, 0, erased.stderr)
+  t.match(erased.stdout, /erased order D-102/)
+  await page.goto(`${served.httpsUrl}/console/#/order?id=D-102&account=acme`)
+  t.equal(await settledVerdict(page), 'verified', 'the erasure changed nothing a leaf commits to')
+  t.match(await page.locator('.erased-note').textContent(), /personal data was erased at 20\d\d-/)
+  t.match(await page.locator('#event-0 .fields').textContent(), /personal data erased/)
+  t.ok(await page.locator('#event-0 .fields dd.erased').count() >= 3, 'customer, location and address marked erased')
+  t.notMatch(await page.locator('main').textContent(), /Ann Roe|Porto/, 'no erased value on the page')
+  t.match(await page.locator('ol.timeline > li').last().locator('h3').textContent(), /PersonalDataErased/)
+  t.same(await axeViolations(page), [], 'erased order page')
+  await page.screenshot({ path: join(SCREENSHOTS, 'console-order-erased.png'), fullPage: true })
 })
 
 t.test('an event rewritten in the store as an attacker would (hash chain and all) turns the console red', async (t) => {

@@ -67,7 +67,7 @@ export function orderEvent(stream: string, revision: number, type: string, data:
     event_id: `00000000-0000-5000-8000-${String(n).padStart(12, '0')}`,
     event_date: typeof data['event_date'] === 'string' ? data['event_date'] : null,
     received_at: `2026-11-23T08:0${n}:00.000Z`, key_id: 'k1', request_id: `r${n}`,
-    leaf_index: null, state_after: {},
+    leaf_index: null, state_after: null, fields: data, erased: false,
   }
 }
 
