@@ -27,7 +27,7 @@ export const COMMANDS = {
     load: () => import('./commands/store.js'),
   },
   audit: {
-    summary: 'export signed tree heads and the public key; verify the log, images and chains against them; rebuild the audit log',
+    summary: 'export signed tree heads and the public keys; verify the log, images and chains against them; rebuild the audit log; rotate the signing key',
     load: () => import('./commands/audit.js'),
   },
   openapi: {

@@ -1,5 +1,5 @@
 import { startProjector, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
-import { openAudit } from '../audit-setup.js'
+import { openSigning } from '../audit-setup.js'
 import { aborted, defineCommand, UsageError, type Output } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
@@ -31,7 +31,13 @@ export const command = defineCommand({
     if (!(statusEvery > 0)) throw new UsageError('--status-every: expected a positive number of seconds')
     const config = loadConfig(env)
     const opened = await openStore(config)
-    const audit = openAudit(config)
+    let audit
+    try {
+      audit = openSigning(config, { refuse: true })
+    } catch (error) {
+      await opened.close()
+      throw error
+    }
     if (audit.notice.length > 0) stdout.write(`${audit.notice.join('\n')}\n`)
     const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel, stderr), audit: audit.options })
     const timer = setInterval(() => stdout.write(statusLines(projector.status())), statusEvery * 1000)

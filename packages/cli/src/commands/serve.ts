@@ -3,13 +3,13 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startServer } from '@waybill/http'
 import { KeyRing } from '@waybill/keys'
-import { AuditLog, ReadModel } from '@waybill/projector'
+import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { aborted, defineCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
 import { startProjectorThread, type ProjectorThread } from '../projector-thread.js'
-import { openAudit } from '../audit-setup.js'
+import { openSigning } from '../audit-setup.js'
 import { explainStartError } from '../start-errors.js'
 
 const HELP = `Usage: waybill serve [--no-projector]
@@ -38,9 +38,23 @@ export const command = defineCommand({
     if (loosened.length > 0) {
       stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
     }
+    // The projector alone holds the private tree-head key (docs/audit.md#key-lifecycle): with
+    // --no-projector this process never opens WAYBILL_AUDIT_KEY_DIR, and serves the public keys
+    // from the heads file. With the projector, a key directory that does not hold the key the
+    // heads are signed with stops the start here, before anything listens.
+    let signing
+    try {
+      signing = withProjector ? openSigning(config, { refuse: true }) : null
+    } catch (error) {
+      await opened.close()
+      throw error
+    }
+    // Checked, and made on a first start: the projector thread opens it again for itself.
+    signing?.close()
+    const signingLines = signing === null ? [] : [...signing.notice, `waybill: tree heads signed by key ${signing.key?.keyId ?? ''} (${signing.key?.path ?? ''}); GET /v1/audit/public-keys`]
     const readModel = new ReadModel(config.dataDir)
     const auditLog = new AuditLog(config.dataDir)
-    const audit = openAudit(config)
+    const heads = HeadStore.inDataDir(config.dataDir)
     // /metrics reports the projector's lag and whether it is up once it runs (it starts after the server).
     let projector: ProjectorThread | null = null
     let server
@@ -65,13 +79,13 @@ export const command = defineCommand({
         store: opened.store,
         blobs: opened.blobs,
         readModel,
-        audit: { log: auditLog, heads: audit.heads, publicKey: audit.key.publicKey },
+        audit: { log: auditLog, heads },
         ...(withProjector ? { projector: { lag: () => projector?.lag() ?? 0, up: () => projector?.up() ?? false } } : {}),
       })
     } catch (error) {
       readModel.close()
       auditLog.close()
-      audit.close()
+      heads.close()
       await opened.close()
       throw explainStartError(error, config)
     }
@@ -87,8 +101,8 @@ export const command = defineCommand({
           : existsSync(server.sandbox.path)
             ? `waybill: the sandbox test key is in ${server.sandbox.path}`
             : `waybill: no ${server.sandbox.path} (the store already held keys); see \`waybill keys list\``,
-      ...audit.notice,
-      `waybill: tree heads signed by key ${audit.key.keyId} (${audit.key.path}); GET /v1/audit/public-key`,
+      ...signingLines.length > 0 ? signingLines
+        : [`waybill: this process signs no tree head (--no-projector) and holds no signing key; the projector does. Current key: ${heads.currentKey()?.key_id ?? 'none recorded yet'}; GET /v1/audit/public-keys`],
       ...await waitingReplacements(new KeyRing(opened.store), config.dataDir),
       `waybill: API docs at ${server.httpsUrl}/docs`,
       `waybill: auditors' console at ${server.httpsUrl}/console/`,
@@ -100,7 +114,7 @@ export const command = defineCommand({
     await projector?.stop()
     readModel.close()
     auditLog.close()
-    audit.close()
+    heads.close()
     await opened.close()
     return 0
   },
