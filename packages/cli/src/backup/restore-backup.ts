@@ -9,6 +9,7 @@ import {
 import type { WaybillConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore, type OpenedStore } from '../open-store.js'
+import { concurrently } from './concurrently.js'
 import { writeDurably } from './durable-file.js'
 import { LATEST_MANIFEST, manifestFile, readLatestManifest, sha256Of, type Manifest } from './manifest.js'
 import { readSegment } from './segments.js'
@@ -35,6 +36,8 @@ export interface RestoreReport {
 }
 
 const IMPORT_BATCH = 5_000
+/** Images copied at once (a write and an fsync each). */
+const IMAGE_COPIES = 8
 
 /**
  * `waybill restore DIR` (docs/operations.md#backup-and-restore) into an empty data directory:
@@ -115,17 +118,18 @@ async function importLog(dir: string, manifest: Manifest, cut: RestoreCut, opene
     const batch = firstOut === -1 ? all : all.slice(0, firstOut)
     done = firstOut !== -1
     for (let i = 0; i < batch.length; i += IMPORT_BATCH) await store.importRecorded(batch.slice(i, i + IMPORT_BATCH))
+    const named = new Map<string, RecordedEvent>()
     for (const event of batch) {
       if (categoryOf(event.streamName) !== ORDER_CATEGORY) continue
       orderEvents += 1
-      for (const sha256 of imagesNamedBy(event.data)) {
-        if (copied.has(sha256)) continue
-        copied.add(sha256)
-        const read = await images.read(sha256)
-        if (read.status === 'ok') await opened.blobs.put(read.bytes, sha256)
-        else failures.push(`image ${sha256} of ${event.streamName} revision ${event.revision} is ${read.status === 'missing' ? 'missing from the backup' : 'not what its event recorded, in the backup'}`)
-      }
+      for (const sha256 of imagesNamedBy(event.data)) if (!copied.has(sha256)) named.set(sha256, event)
     }
+    await concurrently(named, IMAGE_COPIES, async ([sha256, event]) => {
+      copied.add(sha256)
+      const read = await images.read(sha256)
+      if (read.status === 'ok') await opened.blobs.put(read.bytes, sha256)
+      else failures.push(`image ${sha256} of ${event.streamName} revision ${event.revision} is ${read.status === 'missing' ? 'missing from the backup' : 'not what its event recorded, in the backup'}`)
+    })
     events += batch.length
     last = batch.at(-1) ?? last
   }
