@@ -47,6 +47,13 @@ t.test('a backup, then an incremental one; the restore holds every event and ima
   t.match(second.stdout, /backup 2 of .* the log up to position 8 \(8 events, 8 order events, 2 images\)\n {2}added 4 events in 1 segment file\(s\) and 1 image\(s\)/, 'only what is new')
   const third = await waybill(data, ['backup', dir])
   t.match(third.stdout, /added 0 events in 0 segment file\(s\) and 0 image\(s\)/, 'nothing new, nothing copied')
+  await writeFile(join(dir, '.backup-lock'), String(process.pid))
+  const overlapping = await waybill(data, ['backup', dir])
+  t.equal(overlapping.code, 1, 'a backup into a directory another backup is writing into is refused')
+  t.match(overlapping.stderr, new RegExp(`another backup \\(pid ${process.pid}\\) is writing into`))
+  await writeFile(join(dir, '.backup-lock'), '999999999')
+  t.equal((await waybill(data, ['backup', dir])).code, 0, 'the lock of a process that is gone is taken over')
+  t.notOk(existsSync(join(dir, '.backup-lock')), 'and let go')
 
   const restored = join(root, 'restored')
   const lostKey = join(root, 'no-key-here')

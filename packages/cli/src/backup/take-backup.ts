@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { ORDER_CATEGORY } from '@waybill/domain'
 import { categoryOf, openFileBlobStore, type BlobStore, type EventStore, type Position, type RecordedEvent } from '@waybill/event-store'
 import { auditKeyDocument, HeadStore, imagesNamedBy } from '@waybill/projector'
+import { lockBackupDir } from './backup-lock.js'
 import { concurrently } from './concurrently.js'
 import { writeDurably } from './durable-file.js'
 import {
@@ -47,6 +48,15 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
   await mkdir(join(dir, 'events'), { recursive: true, mode: 0o700 })
   await mkdir(join(dir, 'manifests'), { mode: 0o700, recursive: true })
   await mkdir(join(dir, 'heads'), { mode: 0o700, recursive: true })
+  const unlock = await lockBackupDir(dir)
+  try {
+    return await backupInto(options, dir, store)
+  } finally {
+    await unlock()
+  }
+}
+
+async function backupInto(options: BackupOptions, dir: string, store: EventStore): Promise<BackupResult> {
   const previous = await readLatestManifest(dir)
   const sequence = (previous?.sequence ?? 0) + 1
   const startedAt = new Date()
