@@ -20,6 +20,10 @@ export const COMMANDS = {
   keys: { summary: 'create, list, update, rotate and revoke API keys', load: () => import('./commands/keys.js') },
   replay: { summary: "print an order's events, its state after each, and check its hash chain", load: () => import('./commands/replay.js') },
   rebuild: { summary: 'rebuild the orders read model from the log into a new file, then swap to it (not the audit log)', load: () => import('./commands/rebuild.js') },
+  compact: {
+    summary: 'give back the space of images no event names and of free pages in the read model, while the service runs',
+    load: () => import('./commands/compact.js'),
+  },
   verify: { summary: 'check the log, every hash chain, and that the read model matches the log', load: () => import('./commands/verify.js') },
   projector: { summary: 'run the projector (orders read model, audit log) as its own process', load: () => import('./commands/projector.js') },
   store: {

@@ -1,4 +1,5 @@
 import type { CliCommand, CommandWorld, Output } from './command.js'
+import { WAYBILL_VERSION } from '@waybill/domain'
 import { COMMANDS } from './command-table.js'
 
 function usage(): string {
@@ -8,7 +9,7 @@ function usage(): string {
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`),
     '',
-    'Run `waybill <command> --help` for the options of one command.',
+    'Run `waybill <command> --help` for the options of one command; `waybill --version` for the version.',
     'Configuration comes from the environment (WAYBILL_DATA_DIR, WAYBILL_STORE, …); see README.md.',
   ].join('\n')
 }
@@ -17,6 +18,10 @@ function usage(): string {
 async function find(args: readonly string[], stdout: Output, stderr: Output): Promise<{ command: CliCommand; rest: readonly string[] } | number> {
   const [name, ...rest] = args
   if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) return find([rest[0], '--help'], stdout, stderr)
+  if (name === '--version' || name === '-V') {
+    stdout.write(`waybill ${WAYBILL_VERSION} (Node.js ${process.version})\n`)
+    return 0
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     stdout.write(`${usage()}\n`)
     return name === undefined ? 2 : 0

@@ -6,7 +6,7 @@ const UNIT_MS = { s: 1000, m: 60 * 1000, h: 60 * 60 * 1000, d: 24 * 60 * 60 * 10
 const DURATION = /^(\d{1,6})(s|m|h|d)$/
 
 /** `24h`, `7d`, `30m`, `90s` in milliseconds; throws UsageError naming `option` otherwise. */
-function parseDuration(option: string, text: string): number {
+export function parseDuration(option: string, text: string): number {
   const match = DURATION.exec(text)
   if (match === null) throw new UsageError(`${option}: "${text}" is not a duration such as 24h, 7d, 30m or 90s`)
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
@@ -65,6 +65,28 @@ t.test('usage errors exit 2', async (t) => {
   t.equal((await waybill(dataDir, ['rebuild', '--projection', 'nope'])).code, 2)
   t.equal((await waybill(dataDir, ['verify', '--bogus'])).code, 2)
   t.equal((await waybill(dataDir, ['projector', '--batch-size', '0'])).code, 2)
+  const grace = await waybill(dataDir, ['compact', '--grace', 'soon'])
+  t.equal(grace.code, 2)
+  t.match(grace.stderr, /--grace: "soon" is not a duration/)
+})
+
+t.test('compact: unnamed images set aside, then deleted a grace later; a dry run says so and changes nothing', async (t) => {
+  const dataDir = await seeded(t)
+  t.equal((await waybill(dataDir, ['rebuild'])).code, 0)
+  const blobs = join(dataDir, 'blobs', 'ab')
+  await mkdir(blobs, { recursive: true })
+  const orphan = join(blobs, 'c'.repeat(62))
+  await writeFile(orphan, 'an image no event names')
+  const dry = await waybill(dataDir, ['compact', '--grace', '0s', '--dry-run'])
+  t.equal(dry.code, 0, dry.stderr)
+  t.match(dry.stdout, /^images: 1 would be set aside, 0 would be deleted \(0 bytes\), 0 would be put back\nread model: \d+ of \d+ pages free \(\d+%\); left as it is\n$/)
+  t.ok(existsSync(orphan), 'the dry run moved nothing')
+  const first = await waybill(dataDir, ['compact', '--grace', '0s'])
+  t.match(first.stdout, /^images: 1 set aside, 0 deleted \(0 bytes\), 0 put back\n/)
+  t.notOk(existsSync(orphan))
+  const second = await waybill(dataDir, ['compact', '--grace', '0s'])
+  t.match(second.stdout, /^images: 0 set aside, 1 deleted \(23 bytes\), 0 put back\n/)
+  t.equal((await waybill(dataDir, ['verify'])).code, 0, 'the data dir still verifies')
 })
 
 t.test('verify finds events deleted from the log: the gap, with where it starts', async (t) => {
@@ -84,11 +106,11 @@ t.test('verify finds events deleted from the log: the gap, with where it starts'
   t.equal(json.ok, false)
 })
 
-t.test('replay, verify, rebuild, audit rebuild on a data dir with no store refuse, and create nothing', async (t) => {
+t.test('replay, verify, rebuild, audit rebuild, compact on a data dir with no store refuse, and create nothing', async (t) => {
   const parent = await mkdtemp(join(tmpdir(), 'waybill-audit-'))
   t.teardown(() => rm(parent, { recursive: true, force: true }))
   const typo = join(parent, 'dta')
-  for (const args of [['replay', 'A-1'], ['verify'], ['rebuild'], ['audit', 'rebuild']]) {
+  for (const args of [['replay', 'A-1'], ['verify'], ['rebuild'], ['audit', 'rebuild'], ['compact']]) {
     const out = await waybill(typo, args)
     t.equal(out.code, 1, args.join(' '))
     t.match(out.stderr, /no event store at .*dta\/events\.sqlite: check WAYBILL_DATA_DIR/, args.join(' '))

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { WAYBILL_VERSION } from '@waybill/domain'
 import { COMMANDS } from '../src/command-table.js'
 import { dispatch } from '../src/dispatch.js'
 import { runWaybill } from '../src/testing.js'
@@ -15,6 +16,15 @@ t.test('the help lists every command with its summary; no command or an unknown 
   const unknown = await runWaybill(['fly'])
   t.equal(unknown.code, 2)
   t.match(unknown.stderr, /^waybill: unknown command "fly"\n\nUsage: waybill <command>/)
+})
+
+t.test('--version names the version and the Node.js it runs on', async (t) => {
+  for (const flag of ['--version', '-V']) {
+    const answer = await runWaybill([flag])
+    t.equal(answer.code, 0)
+    t.equal(answer.stdout, `waybill ${WAYBILL_VERSION} (Node.js ${process.version})\n`, flag)
+  }
+  t.match(WAYBILL_VERSION, /^\d+\.\d+\.\d+$/)
 })
 
 t.test('a command\'s help starts with its summary; `help <command>` is the same', async (t) => {

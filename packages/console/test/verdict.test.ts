@@ -8,9 +8,12 @@ const B2 = { stream: 'order-acme-B2', orderId: 'B2' }
 /** A head signed an hour after the sample's events were received: whatever it leaves out is overdue. */
 const LATE = '2026-11-23T09:00:00.000Z'
 
-/** The verdict on one order's answers, for the order the page asked for (A1 unless told). */
-function verify(log: SignedLog, order: { history: readonly HistoryEvent[]; proof: OrderProof }, expected = A1, pinned?: string) {
-  return verifyOrder(order.history, order.proof, [log.key], expected, pinned)
+/** A minute after the sample log's head was signed: a head that fresh is one the log just made. */
+const SOON = Date.parse('2026-11-23T08:06:00.000Z')
+
+/** The verdict on one order's answers, for the order the page asked for (A1 unless told), seen at `now`. */
+function verify(log: SignedLog, order: { history: readonly HistoryEvent[]; proof: OrderProof }, expected = A1, pinned?: string, now = SOON) {
+  return verifyOrder(order.history, order.proof, [log.key], expected, pinned, now)
 }
 
 /** The order's proof with the entry at `revision` changed. */
@@ -29,6 +32,15 @@ t.test('events newer than the head make a partial verdict, never a green one', a
   t.match(await verify(log, log.order('order-acme-A1', 3)), { kind: 'partial', covered: 2, pending: 1 })
   t.match(await verify(log, log.order('order-acme-B2', 2), B2), { kind: 'partial', covered: 1, pending: 1 })
   t.match(await verify(log, log.order('order-acme-B2', 1), B2), { kind: 'pending', pending: 2 })
+})
+
+t.test('a head older than the grace while events wait for one is red: the server may be withholding heads', async (t) => {
+  const log = signedLog(sampleEvents())
+  const hourLater = Date.parse('2026-11-23T09:05:00.000Z')
+  t.match(await verify(log, log.order('order-acme-A1', 3), A1, undefined, hourLater),
+    { kind: 'failed', revision: 2, reason: /signed no head since 2026-11-23T08:05:00.000Z, more than 5 minutes ago/ })
+  t.match(await verify(log, log.order('order-acme-A1'), A1, undefined, hourLater), { kind: 'verified' }, 'an old head that covers every event is still fine')
+  t.match(await verify(log, log.order('order-acme-A1', 3), A1, undefined, SOON + 3 * 60_000), { kind: 'partial' }, 'within the grace: amber')
 })
 
 t.test('an event not projected yet (no leaf index) is pending, not failed', async (t) => {

@@ -62,8 +62,6 @@ interface Result<T> {
   readonly response: Response
 }
 
-/** Events asked for per page: the most a page may hold (an order holds at most a thousand). */
-const PAGE = 1000
 /** How many times the proofs are asked again when a head was signed between two of their pages. */
 const PROOF_ATTEMPTS = 3
 
@@ -107,17 +105,20 @@ export class Api {
   async history(id: string, account: string | undefined): Promise<History> {
     const first = await this.historyPage(id, account, undefined)
     const events = [...first.events]
+    // Each page's chain verdict is about its events and their link to the page before: the
+    // whole chain holds when every page's does, else the first break is the verdict.
+    let chain = first.chain
     let page = first
     while (typeof page.next_cursor === 'string') {
       page = await this.historyPage(id, account, Number(page.next_cursor))
       events.push(...page.events)
+      if (chain.ok) chain = page.chain
     }
-    // The chain verdict is about the whole stream on every page; the last page's is the latest.
-    return { ...page, events, next_cursor: null }
+    return { ...page, events, chain, next_cursor: null }
   }
 
   private historyPage(id: string, account: string | undefined, after: number | undefined): Promise<History> {
-    return this.answer(this.client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: id }, query: { account, after, limit: PAGE } } }))
+    return this.answer(this.client.GET('/v1/orders/{order_id}/events', { params: { path: { order_id: id }, query: { account, after } } }))
   }
 
   /**
@@ -137,7 +138,7 @@ export class Api {
   }
 
   private proofPage(id: string, account: string | undefined, after: number | undefined): Promise<OrderProof> {
-    return this.answer(this.client.GET('/v1/orders/{order_id}/proof', { params: { path: { order_id: id }, query: { account, after, limit: PAGE } } }))
+    return this.answer(this.client.GET('/v1/orders/{order_id}/proof', { params: { path: { order_id: id }, query: { account, after } } }))
   }
 
   /** The history as the server writes it in CSV (`?format=csv`), every page, one header. */
@@ -145,7 +146,7 @@ export class Api {
     let text = ''
     for (let after: number | undefined, page = 0; ; page += 1) {
       const { data, response } = await this.client.GET('/v1/orders/{order_id}/events', {
-        params: { path: { order_id: id }, query: { account, after, format: 'csv', limit: PAGE } }, parseAs: 'text',
+        params: { path: { order_id: id }, query: { account, after, format: 'csv' } }, parseAs: 'text',
       })
       const body = await this.answer(Promise.resolve({ data, error: undefined, response }))
       text += page === 0 ? body : body.slice(body.indexOf('\r\n') + 2)

@@ -22,8 +22,11 @@ export const LIMITS = {
    * fewer, updates are refused, so an order can always still be completed or canceled.
    */
   orderEventsMax: 1000,
-  /** A page of an order's history or proofs: well under 256 KiB at the default. */
-  historyPageMax: 1000,
+  /**
+   * A page of an order's history or proofs: well under 256 KiB at the default, and small enough
+   * at the most that building and writing one holds other requests only for milliseconds.
+   */
+  historyPageMax: 250,
   historyPageDefault: 100,
   headsPageDefault: 100,
   /*

@@ -85,7 +85,8 @@ async function readState<Command, Event extends { readonly type: string; readonl
   const recorded = await store.readStream(streamName)
   let state = decider.initialState()
   for (const event of recorded) {
-    state = decider.evolve(state, { type: event.type, data: event.data, id: event.id } as unknown as Event & { readonly id: string })
+    // As stored, metadata included: a decider may read the schema version an event was written with.
+    state = decider.evolve(state, { type: event.type, data: event.data, metadata: event.metadata, id: event.id } as unknown as Event & { readonly id: string })
   }
   const last = recorded.at(-1)
   return { state, revision: last === undefined ? 'no_stream' : last.revision }

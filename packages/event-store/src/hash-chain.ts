@@ -31,17 +31,19 @@ export function hashEvent(event: HashedEventFields): string {
 export type ChainVerdict = { readonly ok: true } | { readonly ok: false; readonly revision: number; readonly reason: string }
 
 /**
- * Checks one stream, read in revision order from revision 0: revisions are consecutive, each
- * event's `prev_hash` is the hash of the one before (null for the first), and each stored hash
- * is what the event's content hashes to. Reports the first revision that breaks the chain.
+ * Checks one stream, read in revision order from revision 0 (or a run of it that follows
+ * `before`, the event just before it): revisions are consecutive, each event's `prev_hash` is the
+ * hash of the one before (null for the first of the stream), and each stored hash is what the
+ * event's content hashes to. Reports the first revision that breaks the chain.
  */
-export function verifyStreamChain(events: readonly RecordedEvent[]): ChainVerdict {
-  let previousHash: string | null = null
+export function verifyStreamChain(events: readonly RecordedEvent[], before: RecordedEvent | null = null): ChainVerdict {
+  let previousHash: string | null = before?.hash ?? null
+  const first = before === null ? 0 : before.revision + 1
   for (const [index, event] of events.entries()) {
-    if (event.revision !== index) {
-      return { ok: false, revision: event.revision, reason: `expected revision ${index}, found ${event.revision}` }
+    if (event.revision !== first + index) {
+      return { ok: false, revision: event.revision, reason: `expected revision ${first + index}, found ${event.revision}` }
     }
-    if (index > 0 && event.streamName !== events[0]?.streamName) {
+    if (event.streamName !== (before ?? events[0])?.streamName) {
       return { ok: false, revision: event.revision, reason: `event belongs to stream ${event.streamName}` }
     }
     if (event.metadata.prev_hash !== previousHash) {

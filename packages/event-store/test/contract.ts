@@ -79,6 +79,11 @@ export function eventStoreContract(t: Test, subject: ContractSubject): Promise<u
       t.same(verifyStreamChain(read), { ok: true })
       const tampered: RecordedEvent[] = read.map((e, i) => (i === 1 ? { ...e, data: { x: 'forged' } } : e))
       t.same(verifyStreamChain(tampered), { ok: false, revision: 1, reason: 'content does not match its hash' })
+      // A run of the stream, checked with the event before it: as a page of a history is.
+      t.same(verifyStreamChain(read.slice(1), read[0]), { ok: true }, 'a run checks out against the event before it')
+      t.same(verifyStreamChain(read.slice(2), read[0]), { ok: false, revision: 2, reason: 'expected revision 1, found 2' }, 'a gap after it is caught')
+      t.same(verifyStreamChain(read.slice(2), { ...read[1]!, hash: read[0]!.hash }), { ok: false, revision: 2, reason: 'prev_hash does not match the previous event' },
+        'and a link to another event')
     })
 
     t.test('optional abilities keep the port\'s promises where an adapter has them', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { request } from 'undici'
+import { WAYBILL_VERSION } from '@waybill/domain'
 import { addBody, completeBody, orderId } from './fixtures.js'
 import { startTestServer } from './harness.js'
 
@@ -33,6 +34,7 @@ t.test('/metrics on its own loopback listener: accepted events by type, errors b
   t.ok((sample(text, 'waybill_group_commit_batch_size_bucket', 'le="+Inf"') ?? 0) >= 2, 'at least the two appends (and the sandbox key) as batches')
   t.ok((sample(text, 'waybill_group_commit_appends') ?? 0) >= 2)
   t.ok((sample(text, 'waybill_process_resident_memory_bytes') ?? 0) > 0, 'process metrics too')
+  t.equal(sample(text, 'waybill_build_info', `version="${WAYBILL_VERSION}",node="${process.version}"`), 1, 'which Waybill answers')
 
   t.equal((await s.send('GET', '/metrics', { key: null })).status, 404, 'not on the API listener')
   t.equal((await s.sendPlain('GET', '/metrics', { key: null })).json?.code, 'insecure_connection', 'plain HTTP still refuses')

@@ -30,3 +30,4 @@ export { headMaker, type AuditOptions, type HeadPolicy, type HeadVerdict, type T
 export type { SigningStatus } from './audit/head-signing.js'
 export { rebuildAuditLog, type AuditRebuildOptions, type AuditRebuildResult } from './operations/audit-rebuild.js'
 export { verifyAuditLog, describe as describeLeaf, type AuditVerifyOptions, type AuditVerifyReport, type AuditFinding, type LeafName } from './operations/audit-verify.js'
+export { compact, type CompactOptions, type CompactReport } from './operations/compact.js'

@@ -127,7 +127,7 @@ async function importLog(dir: string, manifest: Manifest, cut: RestoreCut, opene
     await concurrently(named, IMAGE_COPIES, async ([sha256, event]) => {
       copied.add(sha256)
       const read = await images.read(sha256)
-      if (read.status === 'ok') await opened.blobs.put(read.bytes, sha256)
+      if (read.status === 'ok') await opened.blobs.put(Buffer.concat(read.chunks, read.size), sha256)
       else failures.push(`image ${sha256} of ${event.streamName} revision ${event.revision} is ${read.status === 'missing' ? 'missing from the backup' : 'not what its event recorded, in the backup'}`)
     })
     events += batch.length

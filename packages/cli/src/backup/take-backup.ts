@@ -167,6 +167,6 @@ async function copyImage(source: Pick<BlobStore, 'read'>, target: BlobStore, sha
   if (read.status !== 'ok') {
     throw new Error(`image ${sha256} of ${event.streamName} revision ${event.revision} (position ${event.position.commit}) is ${read.status === 'missing' ? 'missing' : 'not what its event recorded'} in the data directory: nothing was backed up; run \`waybill audit verify\``)
   }
-  await target.put(read.bytes, sha256)
+  await target.put(Buffer.concat(read.chunks, read.size), sha256)
   return true
 }

@@ -1,5 +1,5 @@
 import {
-  evolve, isAccountId, isOrderEventType, orderDecider, SANDBOX_ACCOUNT, streamNameFor, type OrderEvent, type OrderState,
+  evolve, isAccountId, orderDecider, SANDBOX_ACCOUNT, streamNameFor, upcastOrderEvent, type OrderState,
 } from '@waybill/domain'
 import { verifyStreamChain, type RecordedEvent } from '@waybill/event-store'
 import { defineCommand, UsageError } from '../command.js'
@@ -53,7 +53,8 @@ function stateAfterEach(events: readonly RecordedEvent[]): Array<{ event: Record
   let state: OrderState = orderDecider.initialState()
   return events.map((event) => {
     // A type the domain does not know leaves the state as it was (and is shown as such).
-    if (isOrderEventType(event.type)) state = evolve(state, { id: event.id, type: event.type, data: event.data } as unknown as OrderEvent & { id: string })
+    const current = upcastOrderEvent(event)
+    if (current !== null) state = evolve(state, current)
     const { eventIds: _ids, ...shown } = state
     return { event, state: shown }
   })

@@ -108,6 +108,12 @@ export async function verifyOrder(
   }
   const pending = events.length - covered
   if (pending === 0) return { kind: 'verified', head, covered }
+  // Events newer than the head wait for the next one, which comes within seconds while the log
+  // grows. A head that old while events wait is a server holding its heads back (it would keep
+  // inserted or changed events "pending" forever): red, not amber (docs/audit.md#the-console).
+  if (now - signedAt > PENDING_GRACE_MS && firstPending !== null) {
+    return fail({ revision: firstPending.revision, reason: `the log has signed no head since ${head.timestamp}, more than ${GRACE} ago, though this event waits for one: the server may be withholding it` })
+  }
   return covered === 0 ? { kind: 'pending', head, pending } : { kind: 'partial', head, covered, pending }
 }
 

@@ -1,5 +1,5 @@
-import { hash, randomUUID } from 'node:crypto'
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { createHash, hash, randomUUID } from 'node:crypto'
+import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /** Content-addressed storage for images: bytes are kept under their sha256. */
@@ -18,18 +18,49 @@ export interface BlobStore {
    * the same: no write can leave all four as they were.
    */
   read(sha256: string): Promise<BlobRead>
+  /**
+   * Gives back the space of images no event names (docs/operations.md#compact), in two steps so
+   * that it is safe while the service writes: a blob no event names and older than `graceMs` is
+   * set aside (`<dir>/.orphans/`); one set aside for `graceMs` and still unnamed is deleted. A blob
+   * set aside that an event names after all (one appended meanwhile) is put back, here or by the
+   * first `read` that looks for it; `put` writes a blob again whenever it is not in place.
+   */
+  sweep(isNamed: (sha256: string) => boolean, options: SweepOptions): Promise<SweepReport>
   has(sha256: string): Promise<boolean>
 }
 
+export interface SweepOptions {
+  readonly graceMs: number
+  readonly now?: () => number
+  /** Counts what would happen, and changes nothing. */
+  readonly dryRun?: boolean
+}
+
+export interface SweepReport {
+  /** Blobs no event names, set aside now. */
+  readonly setAside: number
+  /** Blobs set aside earlier and still unnamed: deleted, with their bytes. */
+  readonly deleted: number
+  readonly deletedBytes: number
+  /** Blobs set aside earlier that an event names: put back. */
+  readonly restored: number
+}
+
 export type BlobRead =
-  | { readonly status: 'ok'; readonly bytes: Buffer }
+  /** The bytes in pieces of at most 256 KiB, as they were read: to be written on as they are. */
+  | { readonly status: 'ok'; readonly chunks: readonly Buffer[]; readonly size: number }
   | { readonly status: 'missing' | 'changed' }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
 /** Blobs whose bytes were checked, with the identity of the file then (at most this many). */
 const VERIFIED_MAX = 10_000
-/** Hashes of blobs known to be on disk, kept at most (64 bytes each). */
-const KNOWN_PRESENT_MAX = 10_000
+/**
+ * A blob is read, hashed and handed on in pieces this large: each piece is a turn of the event
+ * loop, so a 5 MiB image holds other requests for a fraction of a millisecond at a time.
+ */
+const READ_CHUNK = 256 * 1024
+/** Where blobs no event names wait before they are deleted. */
+const ORPHANS = '.orphans'
 
 /**
  * A BlobStore in a directory: `<dir>/<first two hex digits>/<other 62>`. A blob is written to a
@@ -43,55 +74,121 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
     const folder = join(dir, sha256.slice(0, 2))
     return { folder, file: join(folder, sha256.slice(2)) }
   }
-  // Blobs this store has seen on disk or written: they are never removed or changed (their
-  // names are their hashes), so a repeated image (a courier's logo on every proof of delivery)
-  // costs no file-system call. Bounded; past the bound it starts again empty.
-  const present = new Set<string>()
-  const remember = (sha256: string): void => {
-    if (present.size >= KNOWN_PRESENT_MAX) present.clear()
-    present.add(sha256)
-  }
+  // Every put looks at the disk (one stat) rather than at a memory of what it wrote: another
+  // process (`waybill compact`) may have set a blob aside meanwhile, and a put that trusted its
+  // memory would let an event name a blob that is about to be deleted.
   const has = async (sha256: string): Promise<boolean> => {
-    if (present.has(sha256)) return true
     try {
-      const found = (await stat(pathOf(sha256).file)).isFile()
-      if (found) remember(sha256)
-      return found
+      return (await stat(pathOf(sha256).file)).isFile()
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
       throw error
     }
   }
   const verified = new Map<string, string>()
+  const orphans = join(dir, ORPHANS)
+  const orphanOf = (sha256: string): string => join(orphans, sha256)
+  /** Puts a blob set aside back in its place; false when it is not there either. */
+  const restore = async (sha256: string): Promise<boolean> => {
+    const { folder, file } = pathOf(sha256)
+    try {
+      await mkdir(folder, { recursive: true, mode: 0o700 })
+      await rename(orphanOf(sha256), file)
+      await fsyncDirectory(folder)
+      return true
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+      throw error
+    }
+  }
+  const openForRead = async (sha256: string) => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await open(pathOf(sha256).file, 'r')
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0 || !await restore(sha256)) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+          throw error
+        }
+      }
+    }
+  }
   return {
     has,
-    async read(sha256) {
-      let handle
-      try {
-        handle = await open(pathOf(sha256).file, 'r')
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' }
-        throw error
+    async sweep(isNamed, options) {
+      const now = options.now ?? Date.now
+      const dryRun = options.dryRun === true
+      let setAside = 0
+      let deleted = 0
+      let deletedBytes = 0
+      let restored = 0
+      for (const name of await readdir(orphans).catch(() => [] as string[])) {
+        if (!SHA256_HEX.test(name)) continue
+        const seen = await stat(orphanOf(name))
+        if (isNamed(name)) {
+          restored += 1
+          if (!dryRun) await restore(name)
+        } else if (now() - seen.mtimeMs >= options.graceMs) {
+          deleted += 1
+          deletedBytes += seen.size
+          if (!dryRun) await rm(orphanOf(name), { force: true })
+        }
       }
+      for (const folder of await readdir(dir)) {
+        if (!/^[0-9a-f]{2}$/.test(folder)) continue
+        for (const rest of await readdir(join(dir, folder))) {
+          const sha256 = `${folder}${rest}`
+          if (!SHA256_HEX.test(sha256) || isNamed(sha256)) continue
+          const file = join(dir, folder, rest)
+          if (now() - (await stat(file)).mtimeMs < options.graceMs) continue
+          setAside += 1
+          if (dryRun) continue
+          await mkdir(orphans, { recursive: true, mode: 0o700 })
+          await rename(file, orphanOf(sha256))
+          // Its time aside starts now: it is deleted only after another grace.
+          const at = new Date(now())
+          await utimes(orphanOf(sha256), at, at)
+          verified.delete(sha256)
+        }
+      }
+      return { setAside, deleted, deletedBytes, restored }
+    },
+    async read(sha256) {
+      const handle = await openForRead(sha256)
+      if (handle === null) return { status: 'missing' }
       try {
         const seen = await handle.stat({ bigint: true })
         const identity = `${seen.ino}:${seen.size}:${seen.mtimeNs}:${seen.ctimeNs}`
-        const bytes = await handle.readFile()
-        if (verified.get(sha256) === identity) return { status: 'ok', bytes }
-        if (hash('sha256', bytes, 'hex') !== sha256) return { status: 'changed' }
-        if (verified.size >= VERIFIED_MAX) verified.clear()
-        verified.set(sha256, identity)
-        return { status: 'ok', bytes }
+        const known = verified.get(sha256) === identity
+        const digest = known ? null : createHash('sha256')
+        const chunks: Buffer[] = []
+        let size = 0
+        for (;;) {
+          const chunk = Buffer.allocUnsafe(READ_CHUNK)
+          const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, size)
+          if (bytesRead === 0) break
+          const piece = chunk.subarray(0, bytesRead)
+          digest?.update(piece)
+          chunks.push(piece)
+          size += bytesRead
+        }
+        if (digest !== null) {
+          if (digest.digest('hex') !== sha256) return { status: 'changed' }
+          if (verified.size >= VERIFIED_MAX) verified.clear()
+          verified.set(sha256, identity)
+        }
+        return { status: 'ok', chunks, size }
       } finally {
         await handle.close()
       }
     },
     async get(sha256) {
+      const handle = await openForRead(sha256)
+      if (handle === null) return null
       try {
-        return await readFile(pathOf(sha256).file)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-        throw error
+        return await handle.readFile()
+      } finally {
+        await handle.close()
       }
     },
     async put(bytes, sha256) {
@@ -117,7 +214,6 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
         throw error
       }
       await fsyncDirectory(folder)
-      remember(sha256)
     },
   }
 }

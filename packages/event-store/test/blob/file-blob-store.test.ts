@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { openFileBlobStore } from '../../src/index.js'
@@ -38,7 +38,7 @@ t.test('bytes that do not match the hash, or a malformed hash, are refused', asy
   t.same(await readdir(dir), [], 'nothing was written')
 })
 
-t.test('a blob another process wrote is found: only blobs seen on disk are remembered, never an absence', async (t) => {
+t.test('a blob another process wrote is found, and one it set aside is written again: put always looks at the disk', async (t) => {
   const dir = join(await tempDir(t), 'blobs')
   const here = await openFileBlobStore(dir)
   const elsewhere = await openFileBlobStore(dir)
@@ -48,7 +48,11 @@ t.test('a blob another process wrote is found: only blobs seen on disk are remem
   t.equal(await here.has(sha(bytes)), true, 'the earlier "absent" was not kept')
   await here.put(bytes, sha(bytes))
   t.same(await readdir(join(dir, sha(bytes).slice(0, 2))), [sha(bytes).slice(2)], 'the put found it and wrote nothing')
-  await t.rejects(here.put(Buffer.from('other bytes'), sha(bytes)), RangeError, 'a remembered hash still checks the bytes')
+  await t.rejects(here.put(Buffer.from('other bytes'), sha(bytes)), RangeError, 'a blob in place still checks the bytes')
+  // `waybill compact` in another process sets it aside; a put here must not trust that it saw it.
+  await elsewhere.sweep(() => false, { graceMs: 0 })
+  await here.put(bytes, sha(bytes))
+  t.same(await readFile(join(dir, sha(bytes).slice(0, 2), sha(bytes).slice(2))), bytes, 'written again in its place')
 })
 
 t.test('read: the bytes only while they hash to their name, checked once per file on disk', async (t) => {
@@ -58,16 +62,68 @@ t.test('read: the bytes only while they hash to their name, checked once per fil
   const name = sha(bytes)
   t.same(await blobs.read(name), { status: 'missing' })
   await blobs.put(bytes, name)
-  const first = await blobs.read(name)
-  t.same(first, { status: 'ok', bytes })
-  t.same(await blobs.read(name), { status: 'ok', bytes }, 'read again (its file unchanged: not hashed again)')
+  const whole = (read: Awaited<ReturnType<typeof blobs.read>>) => read.status === 'ok' ? { status: read.status, bytes: Buffer.concat(read.chunks), size: read.size } : read
+  t.same(whole(await blobs.read(name)), { status: 'ok', bytes, size: bytes.length })
+  t.same(whole(await blobs.read(name)), { status: 'ok', bytes, size: bytes.length }, 'read again (its file unchanged: not hashed again)')
   const file = join(dir, name.slice(0, 2), name.slice(2))
   // Changed in place, after it was checked: its identity on disk changed, so it is checked again.
   await writeFile(file, 'a forgery!!')
   t.same(await blobs.read(name), { status: 'changed' })
   await writeFile(file, bytes)
-  t.same(await blobs.read(name), { status: 'ok', bytes }, 'put right: served again')
+  t.same(whole(await blobs.read(name)), { status: 'ok', bytes, size: bytes.length }, 'put right: served again')
+  // A blob larger than one piece comes in pieces, whole.
+  const large = Buffer.alloc(600 * 1024, 7)
+  await blobs.put(large, sha(large))
+  const read = await blobs.read(sha(large))
+  t.ok(read.status === 'ok' && read.chunks.length === 3 && Buffer.concat(read.chunks).equals(large), 'in three pieces')
   await rm(file)
   t.same(await blobs.read(name), { status: 'missing' })
   await t.rejects(blobs.read('ABC'), RangeError)
+})
+
+t.test('sweep: an unnamed blob past the grace is set aside, then deleted a grace later; named and young ones stay', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  let clock = Date.now()
+  const now = () => clock
+  const [named, orphan, young] = ['named', 'orphan', 'young'].map((text) => Buffer.from(`${text} image`))
+  for (const bytes of [named!, orphan!]) await blobs.put(bytes, sha(bytes))
+  const hour = 60 * 60 * 1000
+  clock += 2 * hour
+  await blobs.put(young!, sha(young!))
+  const isNamed = (name: string) => name === sha(named!)
+  const fileOf = (bytes: Buffer) => join(dir, sha(bytes).slice(0, 2), sha(bytes).slice(2))
+  // Written "two hours later" on the sweep's clock.
+  await utimes(fileOf(young!), new Date(clock), new Date(clock))
+
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now, dryRun: true }), { setAside: 1, deleted: 0, deletedBytes: 0, restored: 0 }, 'a dry run counts')
+  t.same((await readFile(fileOf(orphan!))), orphan, '... and changes nothing')
+
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now }), { setAside: 1, deleted: 0, deletedBytes: 0, restored: 0 })
+  t.same(await readdir(join(dir, '.orphans')), [sha(orphan!)], 'the unnamed, old blob is set aside')
+  t.ok(await blobs.has(sha(named!)), 'the named one stays')
+  t.ok(await blobs.has(sha(young!)), 'the young one stays: its event may not be appended yet')
+
+  clock += hour / 2
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now }), { setAside: 0, deleted: 0, deletedBytes: 0, restored: 0 }, 'aside for less than the grace: kept')
+  clock += hour
+  t.same(await blobs.sweep(isNamed, { graceMs: hour, now }), { setAside: 1, deleted: 1, deletedBytes: orphan!.length, restored: 0 }, 'aside a grace and still unnamed: deleted (and young is old now)')
+  t.same(await readdir(join(dir, '.orphans')), [sha(young!)])
+  t.equal(await blobs.get(sha(orphan!)), null, 'gone')
+})
+
+t.test('sweep: a blob set aside that an event names after all comes back, by the next sweep or the first read', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  const [first, second, third] = ['first', 'second', 'third'].map((text) => Buffer.from(`${text} proof`))
+  for (const bytes of [first!, second!, third!]) await blobs.put(bytes, sha(bytes))
+  t.equal((await blobs.sweep(() => false, { graceMs: 0 })).setAside, 3, 'all three set aside')
+  // Their events were appended meanwhile (their images were stored before them).
+  t.same(await blobs.sweep((name) => name === sha(first!), { graceMs: 0, dryRun: true }), { setAside: 0, deleted: 2, deletedBytes: second!.length + third!.length, restored: 1 })
+  t.same(await blobs.sweep((name) => name === sha(first!), { graceMs: 60_000 }), { setAside: 0, deleted: 0, deletedBytes: 0, restored: 1 })
+  t.same(await blobs.get(sha(first!)), first, 'put back by the sweep')
+  const read = await blobs.read(sha(second!))
+  t.ok(read.status === 'ok' && Buffer.concat(read.chunks).equals(second!), 'put back by the first read')
+  t.same(await blobs.get(sha(third!)), third, 'and by get')
+  t.same(await readdir(join(dir, '.orphans')), [], 'none left aside')
 })

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { WAYBILL_VERSION } from '@waybill/domain'
 import type { EventStore, StreamStore } from '@waybill/event-store'
 import { timedAppends } from '../store/timed-appends.js'
 
@@ -45,6 +46,11 @@ const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 export function createMetrics(options: MetricsOptions): WaybillMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'waybill_' })
+  // Which Waybill answers: one series, always 1, its labels the version (docs/operations.md#upgrades).
+  new Gauge({
+    name: 'waybill_build_info', help: 'Waybill\'s version and the Node.js it runs on (always 1)',
+    labelNames: ['version', 'node'] as const, registers: [registry],
+  }).set({ version: WAYBILL_VERSION, node: process.version }, 1)
 
   const accepted = new Counter({
     name: 'waybill_events_accepted_total',

@@ -57,9 +57,9 @@ export class AuditLog {
     return this.tree().hashes.leaf(index)
   }
 
-  /** The leaves of one stream, in revision order. */
-  leavesOf(stream: string): StreamLeaf[] {
-    return this.tree().leavesOf(stream)
+  /** The leaves of one stream, in revision order (from `fromRevision` to `toRevision` when given). */
+  leavesOf(stream: string, fromRevision?: number, toRevision?: number): StreamLeaf[] {
+    return this.tree().leavesOf(stream, fromRevision, toRevision)
   }
 
   /** Leaves from `from` on, in index order (audit verify names the first one that differs). */

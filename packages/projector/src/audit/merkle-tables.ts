@@ -64,9 +64,9 @@ export class MerkleReader {
   }
 
   /** The leaves of one stream, in revision order. */
-  leavesOf(stream: string): StreamLeaf[] {
-    return this.db.prepare<[string], { leaf_index: number; revision: number; hash: Buffer }>(
-      'SELECT leaf_index, revision, hash FROM leaves WHERE stream = ? ORDER BY revision').all(stream)
+  leavesOf(stream: string, fromRevision = 0, toRevision = Number.MAX_SAFE_INTEGER): StreamLeaf[] {
+    return this.db.prepare<[string, number, number], { leaf_index: number; revision: number; hash: Buffer }>(
+      'SELECT leaf_index, revision, hash FROM leaves WHERE stream = ? AND revision BETWEEN ? AND ? ORDER BY revision').all(stream, fromRevision, toRevision)
       .map((row) => ({ leafIndex: row.leaf_index, revision: row.revision, hash: row.hash }))
   }
 

@@ -1,8 +1,7 @@
 import {
-  canonicalJson, evolve, ORDER_CATEGORY, orderDecider, parseOrderStreamName, type ExistingOrder, type OrderState,
+  canonicalJson, evolve, ORDER_CATEGORY, orderDecider, parseOrderStreamName, upcastOrderEvent, type ExistingOrder, type OrderState,
 } from '@waybill/domain'
 import { comparePositions, positionToString, verifyStreamChain, type EventStore, type RecordedEvent } from '@waybill/event-store'
-import { isOrderEvent } from '../orders/order-event.js'
 import type { OrderRow } from '../orders/order-row.js'
 import type { ReadModel } from '../orders/reader.js'
 import { timestampKey } from '../orders/timestamp-key.js'
@@ -105,8 +104,9 @@ function expectedRow(events: readonly RecordedEvent[]): Record<string, unknown> 
   let lastChange: RecordedEvent | undefined
   let changes = 0
   for (const event of events) {
-    if (!isOrderEvent(event)) continue
-    const next = evolve(state, event)
+    const current = upcastOrderEvent(event)
+    if (current === null) continue
+    const next = evolve(state, current)
     if (withoutIds(next) !== withoutIds(state)) {
       lastChange = event
       changes += 1

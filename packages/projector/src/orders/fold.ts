@@ -1,10 +1,10 @@
-import { isLocked, STATUS_AFTER, type ImageRef, type OrderStatus } from '@waybill/domain'
-import { isOrderEvent } from './order-event.js'
+import { isLocked, STATUS_AFTER, upcastOrderEvent, type ImageRef, type OrderStatus } from '@waybill/domain'
 import type { OrderRow } from './order-row.js'
 import { timestampKey } from './timestamp-key.js'
 
 /** The minimum the projection needs of a stored event. */
 export interface ProjectedEvent {
+  readonly id: string
   readonly type: string
   readonly data: Readonly<Record<string, unknown>>
   readonly metadata: Readonly<Record<string, unknown>>
@@ -12,8 +12,8 @@ export interface ProjectedEvent {
   readonly position: { readonly commit: bigint }
 }
 
-/** The metadata keys the projection reads (a store may decode only these). */
-export const ORDER_METADATA_KEYS: readonly string[] = ['received_at']
+/** The metadata keys the projection reads (a store may decode only these): the schema version decides how an event is read. */
+export const ORDER_METADATA_KEYS: readonly string[] = ['received_at', 'schema_version']
 
 /**
  * Folds one of the domain's order events into the row. Returns `'unknown'` for an event type the
@@ -27,32 +27,33 @@ export function evolveOrderRow(
   orderId: string,
   event: ProjectedEvent,
 ): OrderRow | undefined | 'unknown' {
-  if (!isOrderEvent(event)) return 'unknown'
-  const eventDate = event.data.event_date
+  const current = upcastOrderEvent(event)
+  if (current === null) return 'unknown'
+  const eventDate = current.data.event_date
   const changeable = row !== undefined && !isLocked(row.status)
-  switch (event.type) {
+  switch (current.type) {
     case 'OrderAdded': {
       if (row !== undefined) return row
-      const { data } = event
+      const { data } = current
       return rowAfter(event, eventDate, undefined, account, orderId, data.customer, data.location, eventDate,
         data.status, data.address, data.delivery_date, null, null, null, null)
     }
     case 'OrderUpdated': {
       if (!changeable) return row
-      const { data } = event
+      const { data } = current
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
         data.status, data.address, data.delivery_date, row.recipient, row.reason, row.pod, row.signature)
     }
     case 'OrderCompleted': {
       if (!changeable) return row
-      const { data } = event
+      const { data } = current
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
         STATUS_AFTER.OrderCompleted, data.address, data.delivery_date, data.recipient, row.reason, data.pod, data.signature ?? null)
     }
     case 'OrderCanceled':
       if (!changeable) return row
       return rowAfter(event, eventDate, row, row.account, row.order_id, row.customer, row.location, row.created_at,
-        STATUS_AFTER.OrderCanceled, row.address, row.delivery_date, row.recipient, event.data.reason, row.pod, row.signature)
+        STATUS_AFTER.OrderCanceled, row.address, row.delivery_date, row.recipient, current.data.reason, row.pod, row.signature)
   }
 }
 

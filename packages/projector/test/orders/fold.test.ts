@@ -6,7 +6,7 @@ import { TEST_POD } from '../helpers.js'
 // Given the events so far, when one more is folded, then the row: the fold alone, no store.
 let revision = 0
 const stored = (event: OrderEvent): ProjectedEvent => ({
-  type: event.type, data: { ...event.data }, metadata: { received_at: '2025-01-09T00:00:00Z' }, revision, position: { commit: BigInt(100 + revision++) },
+  id: `e-${revision}`, type: event.type, data: { ...event.data }, metadata: { received_at: '2025-01-09T00:00:00Z', schema_version: 1 }, revision, position: { commit: BigInt(100 + revision++) },
 })
 const fold = (events: readonly ProjectedEvent[]): OrderRow | undefined => {
   let row: OrderRow | undefined

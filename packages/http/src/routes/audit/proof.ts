@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { LIMITS } from '@waybill/domain'
@@ -12,6 +13,9 @@ import { eventPage } from '../orders/event-page.js'
 import { OrderParams, ProofQuery } from '../orders/schemas.js'
 import { ProofSchema } from './schemas.js'
 
+/** Proofs built between two turns given back to the event loop. */
+const PROOF_SLICE = 25
+
 /** GET /v1/orders/:order_id/proof: each event's leaf and its inclusion proof against the latest signed head. */
 export function getProof(fastify: FastifyInstance, tree: AuditLog, store: EventStore, heads: HeadStore): void {
   fastify.withTypeProvider<TypeBoxTypeProvider>().get('/v1/orders/:order_id/proof', {
@@ -24,22 +28,22 @@ export function getProof(fastify: FastifyInstance, tree: AuditLog, store: EventS
     const { stream, events } = await readOrderStream(request, request.params.order_id, store)
     const size = tree.size()
     const head = heads.latest()
-    const leaves = new Map(tree.leavesOf(stream).map((leaf) => [leaf.revision, leaf]))
     const page = eventPage(events, request.query.after, request.query.limit ?? LIMITS.historyPageDefault)
-    return {
-      head,
-      next_cursor: page.nextCursor,
-      entries: page.events.map((event) => {
-        const leaf = leaves.get(event.revision)
-        const covered = leaf !== undefined && head !== null && leaf.leafIndex < head.tree_size && head.tree_size <= size
-        return {
-          event_id: event.id,
-          revision: event.revision,
-          leaf_index: leaf?.leafIndex ?? null,
-          leaf_hash: toHex(leaf?.hash ?? eventLeafHash(event)),
-          audit_path: covered ? tree.inclusion(leaf.leafIndex, head.tree_size).map(toHex) : null,
-        }
-      }),
+    const leaves = new Map(tree.leavesOf(stream, page.events[0]?.revision ?? 0, page.events.at(-1)?.revision ?? -1).map((leaf) => [leaf.revision, leaf]))
+    const entries = []
+    for (const [i, event] of page.events.entries()) {
+      // A proof is a few dozen look-ups: the event loop is given back every few dozen proofs.
+      if (i > 0 && i % PROOF_SLICE === 0) await setImmediate()
+      const leaf = leaves.get(event.revision)
+      const covered = leaf !== undefined && head !== null && leaf.leafIndex < head.tree_size && head.tree_size <= size
+      entries.push({
+        event_id: event.id,
+        revision: event.revision,
+        leaf_index: leaf?.leafIndex ?? null,
+        leaf_hash: toHex(leaf?.hash ?? eventLeafHash(event)),
+        audit_path: covered ? tree.inclusion(leaf.leafIndex, head.tree_size).map(toHex) : null,
+      })
     }
+    return { head, next_cursor: page.nextCursor, entries }
   })
 }

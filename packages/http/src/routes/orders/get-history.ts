@@ -36,8 +36,9 @@ export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: 
     const orderId = request.params.order_id
     const { access, account, stream, events } = await readOrderStream(request, orderId, store)
     const page = eventPage(events, request.query.after, request.query.limit ?? LIMITS.historyPageDefault)
-    const leaves = new Map(auditLog.leavesOf(stream).map((leaf) => [leaf.revision, leaf.leafIndex]))
-    const states = statesAfter(events)
+    const last = page.events.at(-1)
+    const leaves = new Map(auditLog.leavesOf(stream, page.events[0]?.revision ?? 0, last?.revision ?? -1).map((leaf) => [leaf.revision, leaf.leafIndex]))
+    const states = await statesAfter(events, page.from, page.from + page.events.length)
     const text = (value: unknown): string | null => typeof value === 'string' ? value : null
     const history = page.events.map((event, i) => ({
       event_id: event.id,
@@ -51,19 +52,22 @@ export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: 
       leaf_index: leaves.get(event.revision) ?? null,
       key_id: text(event.metadata.key_id),
       request_id: text(event.metadata.request_id),
-      state_after: states[page.from + i] ?? {},
+      state_after: states[i] ?? {},
       hash: event.hash,
       prev_hash: event.metadata.prev_hash,
     }))
-    const chain = verifyStreamChain(events)
     if (request.query.format === 'csv') {
       // The next page's address in a Link header (RFC 8288): the body is the CSV.
       if (page.nextCursor !== null) reply.header('link', `<${nextPageUrl(request.url, page.nextCursor)}>; rel="next"`)
       return reply.type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="order-${account}-history.csv"`)
         // A string is sent as it is (no JSON serializer); the route's typed reply only knows JSON.
-        .send(historyCsv(history, page.nextCursor === null ? chain : null) as never)
+        // The export's last page says whether the whole stream's chain holds.
+        .send(historyCsv(history, page.nextCursor === null ? verifyStreamChain(events) : null) as never)
     }
+    // The page's events, and their link to the event before the page: a client reading every page
+    // has checked the whole chain.
+    const chain = verifyStreamChain(page.events, events[page.from - 1] ?? null)
     return { ...(access.auditor ? { account } : {}), order_id: orderId, events: history, next_cursor: page.nextCursor, chain }
   })
 }
