@@ -149,7 +149,4 @@ t.test('usage and refusals', async (t) => {
   t.equal((await waybill(data, ['restore', root, '--to-position', '0'])).code, 2)
   t.equal((await waybill(data, ['restore', root, '--to-position', '2', '--to-time', '2026-01-01T00:00:00Z'])).code, 2)
   t.match((await waybill(join(root, 'fresh'), ['restore', root])).stderr, /no Waybill backup in/)
-  const esdb = await runWaybill(['backup', join(root, 'y')], { env: { ...env(data), WAYBILL_STORE: 'eventstoredb', EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113' } })
-  t.equal(esdb.code, 1)
-  t.match(esdb.stderr, /copies the embedded store .* on EventStoreDB, back up the cluster with its own procedure/)
 })

@@ -30,9 +30,13 @@ export interface Manifest {
   /** When the backup began and ended. */
   readonly started_at: string
   readonly finished_at: string
-  readonly store: 'sqlite'
+  /**
+   * `sqlite`: the events are in the backup (`segments`). `eventstoredb`: they are in the cluster,
+   * backed up by its own procedure; the backup holds the heads, keys and images, and `segments` is empty.
+   */
+  readonly store: 'sqlite' | 'eventstoredb'
   readonly log: {
-    /** The log's head when the backup began: every event up to it is in the backup. */
+    /** The log's head when the backup began (`<commit>/<prepare>` on EventStoreDB): every event up to it is covered. */
     readonly position: string
     readonly events: number
     readonly order_events: number

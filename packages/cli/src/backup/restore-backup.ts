@@ -1,55 +1,52 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ORDER_CATEGORY } from '@waybill/domain'
-import { categoryOf, openFileBlobStore, type RecordedEvent } from '@waybill/event-store'
 import type { SignedTreeHead } from '@waybill/merkle'
-import {
-  AuditLog, HEADS_FILE, HeadStore, imagesNamedBy, ReadModel, rebuildAuditLog, rebuildReadModel, verifyAuditLog, verifyOrders,
-} from '@waybill/projector'
+import { AuditLog, HEADS_FILE, HeadStore, ReadModel, rebuildAuditLog, rebuildReadModel, verifyAuditLog, verifyOrders } from '@waybill/projector'
 import type { WaybillConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore, type OpenedStore } from '../open-store.js'
-import { concurrently } from './concurrently.js'
 import { writeDurably } from './durable-file.js'
 import { LATEST_MANIFEST, manifestFile, readLatestManifest, sha256Of, type Manifest } from './manifest.js'
-import { readSegment } from './segments.js'
+import { adoptLog, importLog, type RestoreCut, type RestoredLog } from './restore-log.js'
 
-/** Where a restore stops: after this position, or before the first event the store wrote after this time. */
-export type RestoreCut = { readonly position: bigint } | { readonly time: Date } | null
+export type { RestoreCut } from './restore-log.js'
 
 export interface RestoreReport {
   readonly ok: boolean
   /** What failed, each said so that an operator knows where to look. */
   readonly failures: readonly string[]
-  readonly backup: { readonly sequence: number; readonly position: string; readonly events: number; readonly started_at: string }
-  readonly restored: {
-    readonly position: string
-    readonly events: number
-    readonly order_events: number
-    readonly images: number
-    /** When the store wrote the last restored event. */
-    readonly last_written_at: string | null
-  }
+  readonly backup: { readonly sequence: number; readonly store: Manifest['store']; readonly position: string; readonly events: number; readonly started_at: string }
+  readonly restored: RestoredLog
   /** Heads and key changes of the backup past the restored log's end (a cut): kept in the backup, not in the data dir. */
   readonly set_aside: { readonly heads: number; readonly first: SignedTreeHead | null; readonly keys: readonly string[] }
   readonly heads: { readonly kept: number; readonly current_key: string | null }
 }
 
-const IMPORT_BATCH = 5_000
-/** Images copied at once (a write and an fsync each). */
-const IMAGE_COPIES = 8
+/** How the restore opens the event store the configuration names (`openStore`; a test gives it a stand-in for a restored cluster). */
+export type OpenLog = (config: WaybillConfig) => Promise<OpenedStore>
 
 /**
  * `waybill restore DIR` (docs/operations.md#backup-and-restore) into an empty data directory:
  * the log up to the cut (positions, ids, hashes and times as they were), the images it names,
  * the heads file less what lies past the cut; then both projections rebuilt, and everything
  * checked: the manifests' chain and files, every hash chain, no gap, the read model against the
- * log, the rebuilt tree against every kept head and its key, every image's bytes.
+ * log, the rebuilt tree against every kept head and its key, every image's bytes. A backup of an
+ * EventStoreDB deployment holds no events: the cluster, restored first by its own procedure, is
+ * the log, and the restore brings back what Waybill adds to it around that log.
  */
-export async function restoreBackup(dir: string, config: WaybillConfig, cut: RestoreCut): Promise<RestoreReport> {
-  if (config.store !== 'sqlite') throw new Error('waybill restore fills the embedded store (WAYBILL_STORE=sqlite); restore EventStoreDB with its own procedure (docs/operations.md#backup-and-restore)')
+export async function restoreBackup(dir: string, config: WaybillConfig, cut: RestoreCut,
+  open: OpenLog = (c) => openStore(c, { writer: 'inline' })): Promise<RestoreReport> {
   const manifest = await readLatestManifest(dir)
   if (manifest === null) throw new Error(`no Waybill backup in ${dir} (no ${LATEST_MANIFEST})`)
+  if (manifest.store === 'eventstoredb' && config.store !== 'eventstoredb') {
+    throw new Error(`${dir} is a backup of an EventStoreDB deployment: its events are in the cluster's own backup. Restore the cluster by EventStoreDB's procedure, then run waybill restore with WAYBILL_STORE=eventstoredb (docs/operations.md#eventstoredb)`)
+  }
+  if (manifest.store === 'sqlite' && config.store !== 'sqlite') {
+    throw new Error(`${dir} is a backup of the embedded store: it restores into the embedded store (WAYBILL_STORE=sqlite), where each event keeps the position it was recorded at`)
+  }
+  if (manifest.store === 'eventstoredb' && cut !== null) {
+    throw new Error('--to-time and --to-position cut the log a backup holds, and a backup of EventStoreDB holds none: restore the cluster to the point you want by its own procedure, then this backup whole')
+  }
   const entries = await readdir(config.dataDir).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw error
@@ -59,16 +56,16 @@ export async function restoreBackup(dir: string, config: WaybillConfig, cut: Res
     throw new Error(`the backup holds the log up to position ${manifest.log.position}, not ${cut.position}`)
   }
   const failures = await manifestChainProblems(dir, manifest)
-  const opened = await openStore(config, { writer: 'inline' })
+  const opened = await open(config)
   try {
-    const restored = await importLog(dir, manifest, cut, opened, failures)
+    const restored = manifest.store === 'sqlite' ? await importLog(dir, manifest, cut, opened, failures) : await adoptLog(dir, manifest, opened, failures)
     const heads = await restoreHeads(dir, manifest, config.dataDir, restored.order_events, failures)
     try {
       await checkRestored(opened, config.dataDir, heads.store, manifest, restored, cut, failures)
       await tightenDataDir(config.dataDir)
       return {
         ok: failures.length === 0, failures,
-        backup: { sequence: manifest.sequence, position: manifest.log.position, events: manifest.log.events, started_at: manifest.started_at },
+        backup: { sequence: manifest.sequence, store: manifest.store, position: manifest.log.position, events: manifest.log.events, started_at: manifest.started_at },
         restored, set_aside: heads.setAside,
         heads: { kept: [...heads.store.all()].length, current_key: heads.store.currentKey()?.key_id ?? null },
       }
@@ -98,47 +95,6 @@ async function manifestChainProblems(dir: string, latest: Manifest): Promise<str
   return problems
 }
 
-/** The log up to the cut, imported as recorded, and the images its order events name. */
-async function importLog(dir: string, manifest: Manifest, cut: RestoreCut, opened: OpenedStore, failures: string[]): Promise<RestoreReport['restored']> {
-  const { store } = opened
-  if (store.importRecorded === undefined) throw new Error('this event store cannot import recorded events')
-  const images = await openFileBlobStore(join(dir, 'blobs'))
-  const copied = new Set<string>()
-  let events = 0
-  let orderEvents = 0
-  let last: RecordedEvent | null = null
-  const within = (event: RecordedEvent): boolean => cut === null ? true
-    : 'position' in cut ? event.position.commit <= cut.position : event.createdAt.getTime() <= cut.time.getTime()
-  let done = false
-  for (const segment of manifest.segments) {
-    if (done) break
-    const all = await readSegment(dir, segment)
-    // A prefix of the log: the first event past the cut ends it (a clock that stepped back leaves no hole).
-    const firstOut = all.findIndex((event) => !within(event))
-    const batch = firstOut === -1 ? all : all.slice(0, firstOut)
-    done = firstOut !== -1
-    for (let i = 0; i < batch.length; i += IMPORT_BATCH) await store.importRecorded(batch.slice(i, i + IMPORT_BATCH))
-    const named = new Map<string, RecordedEvent>()
-    for (const event of batch) {
-      if (categoryOf(event.streamName) !== ORDER_CATEGORY) continue
-      orderEvents += 1
-      for (const sha256 of imagesNamedBy(event.data)) if (!copied.has(sha256)) named.set(sha256, event)
-    }
-    await concurrently(named, IMAGE_COPIES, async ([sha256, event]) => {
-      copied.add(sha256)
-      const read = await images.read(sha256)
-      if (read.status === 'ok') await opened.blobs.put(Buffer.concat(read.chunks, read.size), sha256)
-      else failures.push(`image ${sha256} of ${event.streamName} revision ${event.revision} is ${read.status === 'missing' ? 'missing from the backup' : 'not what its event recorded, in the backup'}`)
-    })
-    events += batch.length
-    last = batch.at(-1) ?? last
-  }
-  return {
-    position: String(last?.position.commit ?? 0n), events, order_events: orderEvents, images: copied.size,
-    last_written_at: last?.createdAt.toISOString() ?? null,
-  }
-}
-
 /** The backup's heads file, checked against its manifest, less the heads and key changes past the restored log. */
 async function restoreHeads(dir: string, manifest: Manifest, dataDir: string, orderEvents: number, failures: string[]) {
   const bytes = await readFile(join(dir, manifest.heads.file))
@@ -150,17 +106,21 @@ async function restoreHeads(dir: string, manifest: Manifest, dataDir: string, or
 }
 
 /** Rebuilds both projections and checks the restored data directory as `verify` and `audit verify` do. */
-async function checkRestored(opened: OpenedStore, dataDir: string, heads: HeadStore, manifest: Manifest, restored: RestoreReport['restored'],
+async function checkRestored(opened: OpenedStore, dataDir: string, heads: HeadStore, manifest: Manifest, restored: RestoredLog,
   cut: RestoreCut, failures: string[]): Promise<void> {
   const { store } = opened
-  if (cut === null && (restored.position !== manifest.log.position || restored.events !== manifest.log.events)) {
+  // The whole of a backup that holds its events; a cluster restored by its own procedure may hold more or fewer.
+  if (cut === null && manifest.store === 'sqlite' && (restored.position !== manifest.log.position || restored.events !== manifest.log.events)) {
     failures.push(`the restored log ends at position ${restored.position} with ${restored.events} events; the backup says ${manifest.log.position} and ${manifest.log.events}`)
   }
   const readModelBuilt = await rebuildReadModel({ store, dataDir }).then(() => true, (error: unknown) => {
     failures.push(`the read model could not be built: ${(error as Error).message}`)
     return false
   })
-  await rebuildAuditLog({ store, dataDir, heads }).catch((error: unknown) => { failures.push(`the audit log: ${(error as Error).message}`) })
+  const auditLogBuilt = await rebuildAuditLog({ store, dataDir, heads }).then(() => true, (error: unknown) => {
+    failures.push(`the audit log: ${(error as Error).message}`)
+    return false
+  })
   const gaps = await store.gaps?.()
   if (gaps !== undefined && gaps.missing > 0) failures.push(`the restored log has ${gaps.missing} gap(s), from position ${gaps.firstMissing.join(', ')}`)
   if (readModelBuilt) {
@@ -173,7 +133,8 @@ async function checkRestored(opened: OpenedStore, dataDir: string, heads: HeadSt
       readModel.close()
     }
   }
-  const auditLog = new AuditLog(dataDir, { create: false })
+  // The log is checked against the heads whether or not an audit log could be built (one that disagrees with them is not kept).
+  const auditLog = auditLogBuilt ? new AuditLog(dataDir, { create: false }) : null
   try {
     const latest = manifest.heads.latest
     const audit = await verifyAuditLog({
@@ -183,6 +144,6 @@ async function checkRestored(opened: OpenedStore, dataDir: string, heads: HeadSt
     })
     for (const finding of audit.findings) failures.push(`${finding.kind}: ${finding.message}`)
   } finally {
-    auditLog.close()
+    auditLog?.close()
   }
 }

@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ORDER_CATEGORY } from '@waybill/domain'
-import { categoryOf, openFileBlobStore, type BlobStore, type EventStore, type Position, type RecordedEvent } from '@waybill/event-store'
+import {
+  categoryOf, comparePositions, openFileBlobStore, positionToString, type BlobStore, type EventStore, type Position, type RecordedEvent,
+} from '@waybill/event-store'
 import { auditKeyDocument, HeadStore, imagesNamedBy } from '@waybill/projector'
 import { lockBackupDir } from './backup-lock.js'
 import { concurrently } from './concurrently.js'
+import { eventAt } from './event-at.js'
 import { writeDurably } from './durable-file.js'
 import {
   BACKUP_FORMAT, LATEST_MANIFEST, manifestFile, readLatestManifest, sha256Of, waybillVersion, type Manifest, type SegmentEntry,
@@ -19,8 +22,14 @@ const SEGMENT_EVENTS = 50_000
 const IMAGE_COPIES = 8
 
 export interface BackupOptions {
-  /** The embedded store of the data directory, open (serve may be writing to it from another process). */
+  /** The event store, open (serve may be writing to it from another process). */
   readonly store: EventStore
+  /**
+   * `sqlite`: the embedded store, whose events the backup copies. `eventstoredb`: the cluster is
+   * backed up by EventStoreDB's own procedure, and the backup holds what Waybill adds to it (the
+   * heads, the public keys and the images the log names), read the same way but with no events.
+   */
+  readonly storeKind: Manifest['store']
   /** The data directory's images. */
   readonly blobs: Pick<BlobStore, 'read'>
   readonly dataDir: string
@@ -41,7 +50,8 @@ export interface BackupResult {
  * position, read through the store in position order (positions are dense and commit in order:
  * every event up to a head position that can be read is already committed), then the images they
  * name that the directory lacks, each checked against its name, then the manifest, last. Never
- * the private signing key, nor the projections, which a restore rebuilds.
+ * the private signing key, nor the projections, which a restore rebuilds. On EventStoreDB the
+ * same, less the events themselves.
  */
 export async function takeBackup(options: BackupOptions): Promise<BackupResult> {
   const { dir, store } = options
@@ -77,8 +87,9 @@ async function backupInto(options: BackupOptions, dir: string, store: EventStore
     segments.push(await writeSegment(dir, pending))
     pending = []
   }
-  for (let after: Position | null = from; head !== null && (after === null || after.commit < head.commit);) {
-    const batch = (await store.readAll({ after, maxCount: READ_BATCH })).filter((event) => event.position.commit <= head.commit)
+  const copiesEvents = options.storeKind === 'sqlite'
+  for (let after: Position | null = from; head !== null && (after === null || comparePositions(after, head) < 0);) {
+    const batch = (await store.readAll({ after, maxCount: READ_BATCH })).filter((event) => comparePositions(event.position, head) <= 0)
     const last = batch.at(-1)
     if (last === undefined) throw new Error(`the log ends before position ${head.commit}, which it said was its head`)
     // The images this batch names, each once, copied a few at a time (a write and an fsync each).
@@ -89,7 +100,7 @@ async function backupInto(options: BackupOptions, dir: string, store: EventStore
       for (const sha256 of imagesNamedBy(event.data)) if (!named.has(sha256)) named.set(sha256, event)
     }
     await concurrently(named, IMAGE_COPIES, async ([sha256, event]) => { if (await copyImage(options.blobs, target, sha256, event)) images += 1 })
-    pending.push(...batch)
+    if (copiesEvents) pending.push(...batch)
     events += batch.length
     lastHash = last.hash
     after = last.position
@@ -99,9 +110,9 @@ async function backupInto(options: BackupOptions, dir: string, store: EventStore
 
   const manifest: Manifest = {
     format: BACKUP_FORMAT, sequence, waybill_version: waybillVersion(), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(),
-    store: 'sqlite',
+    store: options.storeKind,
     log: {
-      position: String(head?.commit ?? 0n), events: (previous?.log.events ?? 0) + events, order_events: (previous?.log.order_events ?? 0) + orderEvents,
+      position: head === null ? '0' : copiesEvents ? String(head.commit) : positionToString(head), events: (previous?.log.events ?? 0) + events, order_events: (previous?.log.order_events ?? 0) + orderEvents,
       last_hash: lastHash,
     },
     previous: previous === null ? null : { sequence: previous.sequence, sha256: sha256Of(await readFile(join(dir, manifestFile(previous.sequence)))) },
@@ -121,14 +132,13 @@ async function backupInto(options: BackupOptions, dir: string, store: EventStore
  * event at its last position has the hash it recorded); from the start for a new directory.
  */
 async function resumeFrom(store: EventStore, previous: Manifest | null, head: Position | null, dir: string): Promise<Position | null> {
-  if (previous === null) return null
-  const last = BigInt(previous.log.position)
-  if (last === 0n) return null
-  if (head === null || head.commit < last) {
+  if (previous === null || previous.log.last_hash === null) return null
+  const last = previous.log.position
+  const event = await eventAt(store, last)
+  if (event === null && (head === null || head.commit < BigInt(last.split('/')[0] ?? last))) {
     throw new Error(`the log ends at position ${head?.commit ?? 0n}, before ${dir}'s last backup (${last}): that is a backup of another log, or this log lost events; back up into a new directory`)
   }
-  const [event] = await store.readAll({ after: { commit: last - 1n, prepare: last - 1n }, maxCount: 1 })
-  if (event?.position.commit !== last || event.hash !== previous.log.last_hash) {
+  if (event?.hash !== previous.log.last_hash) {
     throw new Error(`the event at position ${last} is not the one ${dir}'s last backup holds: that is a backup of another log; back up into a new directory`)
   }
   return event.position

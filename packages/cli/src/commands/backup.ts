@@ -15,8 +15,11 @@ a file copy), then the images those events name, each checked against its sha256
 Backing up into the same DIR again is incremental: only the events after its last backup's
 position, and the images it does not hold yet. Never the private signing key (keep
 WAYBILL_AUDIT_KEY_DIR apart), nor the read model and the audit log, which \`waybill restore\`
-rebuilds. EventStoreDB deployments back up the log with EventStoreDB's own procedure
-(docs/operations.md, "Backup and restore").
+rebuilds.
+
+With WAYBILL_STORE=eventstoredb the events stay in the cluster, which EventStoreDB's own
+procedure backs up: take that backup first, then this one, which holds what Waybill adds (the
+heads, the public keys, the images the log names) (docs/operations.md, "Backup and restore").
 
   --json   print the manifest
 
@@ -33,24 +36,23 @@ export const command = defineCommand({
     if (dir === undefined) throw new UsageError('the backup directory is required')
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`)
     const { store, dataDir } = loadConfig(env)
-    if (store !== 'sqlite') {
-      throw new Error('waybill backup copies the embedded store (WAYBILL_STORE=sqlite); on EventStoreDB, back up the cluster with ' +
-        'its own procedure, and the heads file and the images as docs/operations.md ("Backup and restore") says')
-    }
     const target = resolve(dir)
     if (target === dataDir || target.startsWith(`${dataDir}/`)) throw new UsageError('DIR must be outside WAYBILL_DATA_DIR')
     return withStore(env, { create: false, writer: 'inline' }, async (opened, config) => {
       const started = performance.now()
-      const { manifest, added } = await takeBackup({ store: opened.store, blobs: opened.blobs, dataDir: config.dataDir, dir: target })
+      const { manifest, added } = await takeBackup({ store: opened.store, storeKind: store, blobs: opened.blobs, dataDir: config.dataDir, dir: target })
       if (values.json === true) {
         stdout.write(`${JSON.stringify(manifest, null, 2)}\n`)
         return 0
       }
       const head = manifest.heads.latest
+      const seconds = ((performance.now() - started) / 1000).toFixed(2)
       stdout.write([
-        `backup ${manifest.sequence} of ${config.dataDir} into ${target}: the log up to position ${manifest.log.position} ` +
+        `backup ${manifest.sequence} of ${config.dataDir} into ${target}: the ${store === 'sqlite' ? '' : 'cluster\'s '}log up to position ${manifest.log.position} ` +
           `(${manifest.log.events} events, ${manifest.log.order_events} order events, ${manifest.images.total} images)`,
-        `  added ${added.events} events in ${added.segments} segment file(s) and ${added.images} image(s) in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+        store === 'sqlite'
+          ? `  added ${added.events} events in ${added.segments} segment file(s) and ${added.images} image(s) in ${seconds} s`
+          : `  read ${added.events} events (they are EventStoreDB's to back up, not copied here) and added ${added.images} image(s) in ${seconds} s`,
         `  latest signed head: ${head === null ? 'none yet' : `tree size ${head.tree_size}, ${head.timestamp}, key ${head.key_id}`}; ` +
           `${manifest.heads.count} head(s) and ${manifest.keys.length} public key(s) kept; no private key`,
       ].join('\n') + '\n')

@@ -18,6 +18,11 @@ key it names, every image's bytes. Exit code 1, naming each failure, when any of
   --to-position N    only the events up to log position N
   --json             the report as one JSON document
 
+With WAYBILL_STORE=eventstoredb, restore the cluster first by EventStoreDB's own procedure: the
+backup holds no events, and this restores the heads (less those past the cluster's log), the
+images the cluster's log names, and both projections, rebuilt from the cluster and verified;
+--to-time and --to-position are refused there.
+
 The private signing key is not in a backup: \`waybill serve\` on the restored data dir signs only
 with the key its heads name, from WAYBILL_AUDIT_KEY_DIR; restore that directory, or run
 \`waybill audit rotate-key --old-key-lost\` (docs/audit.md, "Key lifecycle").`
@@ -47,8 +52,11 @@ export const command = defineCommand({
     }
     const { restored, backup, set_aside: aside } = report
     const lines = [
-      `restored ${config.dataDir} from backup ${backup.sequence} (${backup.started_at}) in ${resolve(dir)}: the log up to position ${restored.position} ` +
-        `(${restored.events} of the backup's ${backup.events} events, ${restored.order_events} order events, last written ${restored.last_written_at ?? 'never'}), ${restored.images} image(s)`,
+      backup.store === 'sqlite'
+        ? `restored ${config.dataDir} from backup ${backup.sequence} (${backup.started_at}) in ${resolve(dir)}: the log up to position ${restored.position} ` +
+          `(${restored.events} of the backup's ${backup.events} events, ${restored.order_events} order events, last written ${restored.last_written_at ?? 'never'}), ${restored.images} image(s)`
+        : `restored ${config.dataDir} from backup ${backup.sequence} (${backup.started_at}) in ${resolve(dir)} around the cluster's log: ${restored.events} events ` +
+          `(the backup was taken at ${backup.events}), ${restored.order_events} order events, last written ${restored.last_written_at ?? 'never'}; ${restored.images} image(s)`,
       `  heads kept: ${report.heads.kept}; current key ${report.heads.current_key ?? 'none'}` +
         (aside.heads > 0 || aside.keys.length > 0
           ? `; set aside past the restored log (kept in the backup): ${aside.heads} head(s)${aside.first === null ? '' : ` from tree size ${aside.first.tree_size}`}` +
@@ -57,7 +65,7 @@ export const command = defineCommand({
       '  rebuilt the orders read model and the audit log',
       ...report.failures.map((failure) => `FAILED: ${failure}`),
       report.ok
-        ? `restore: OK — every hash chain holds, the log has no gap, the read model matches it, the tree agrees with every kept head and its key, every image is whole. ` +
+        ? `restore: OK — every hash chain holds, ${backup.store === 'sqlite' ? 'the log has no gap, ' : ''}the read model matches the log, the tree agrees with every kept head and its key, every image is whole. ` +
           `\`waybill serve\` signs only with key ${report.heads.current_key ?? '(none yet)'} from WAYBILL_AUDIT_KEY_DIR: restore that directory, or run \`waybill audit rotate-key --old-key-lost\``
         : `restore: FAILED — ${report.failures.length} problem(s); the data directory is left as restored, for inspection: do not serve it`,
     ]
