@@ -1,5 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -47,6 +48,23 @@ t.test('serve --no-projector never opens the key directory: it serves the public
   t.match(projector.output(), new RegExp(`created the tree-head signing key .*projector-key.*key id ${head.key_id}`))
   t.notOk(existsSync(ingressKeyDir), 'the ingress never made, nor needed, a key directory')
   t.equal((await projector.stop()).code, 0)
+  await ingress.stop()
+
+  // A key file any user may read, which a process that opened it would refuse: the ingress starts all the same.
+  await mkdir(ingressKeyDir, { mode: 0o700 })
+  const exposed = join(ingressKeyDir, 'tree-head-ed25519.pem')
+  await writeFile(exposed, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }))
+  await chmod(exposed, 0o644)
+  const again = await startServe(envOf(dataDir, ingressKeyDir), ['--no-projector'])
+  t.teardown(() => again.stop())
+  const reader = await clientFor(again.httpsUrl, dataDir)
+  t.teardown(() => reader.close())
+  t.equal((JSON.parse((await reader.get('/v1/audit/public-key', null)).text) as { key_id: string }).key_id, head.key_id,
+    'serve --no-projector never read the key file there: it serves the projector\'s key from the heads file')
+  await again.stop()
+  const projecting = await runWaybill(['serve'], { env: { ...envOf(dataDir, ingressKeyDir), WAYBILL_HTTPS_PORT: '0', WAYBILL_HTTP_PORT: '0', WAYBILL_METRICS_PORT: '0' } })
+  t.equal(projecting.code, 1, 'while serve with its projector reads it, and refuses')
+  t.match(projecting.stderr, /tree-head-ed25519\.pem is readable by others \(mode 644\)/)
 })
 
 t.test('a data dir restored without its key: serve refuses, naming the key and the ways out; rotate-key --old-key-lost; every head verifies', async (t) => {
