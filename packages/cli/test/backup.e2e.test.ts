@@ -23,6 +23,11 @@ async function filesOf(dir: string): Promise<Array<{ path: string; bytes: Buffer
   return found
 }
 
+/** `<data dir>/operations/backup.json`, what `waybill backup` leaves for /metrics. */
+async function operationStatus(dataDir: string): Promise<{ operation: string; state: string; finished_at: string | null; last_success: { finished_at: string } | null }> {
+  return JSON.parse(await readFile(join(dataDir, 'operations', 'backup.json'), 'utf8')) as Awaited<ReturnType<typeof operationStatus>>
+}
+
 t.test('a backup, then an incremental one; the restore holds every event and image, verifies itself, and serve refuses it without its key', async (t) => {
   const data = join(root, 'live')
   await seedOrders(data, ['B-1', 'B-2'], IMAGES[0])
@@ -45,12 +50,19 @@ t.test('a backup, then an incremental one; the restore holds every event and ima
   const second = await waybill(data, ['backup', dir])
   t.equal(second.code, 0, second.stderr)
   t.match(second.stdout, /backup 2 of .* the log up to position 8 \(8 events, 8 order events, 2 images\)\n {2}added 4 events in 1 segment file\(s\) and 1 image\(s\)/, 'only what is new')
+  // What /metrics reports as operation="backup" (the alert on a backup too old reads it).
+  const recorded = await operationStatus(data)
+  t.match(recorded, { operation: 'backup', state: 'succeeded', done: 4, total: 4, detail: /^backup 2 into .*: the log up to position 8; added 4 events and 1 image\(s\)/ })
+  t.equal(recorded.last_success?.finished_at, recorded.finished_at)
   const third = await waybill(data, ['backup', dir])
   t.match(third.stdout, /added 0 events in 0 segment file\(s\) and 0 image\(s\)/, 'nothing new, nothing copied')
+  const lastGood = await operationStatus(data)
+  t.match(lastGood, { state: 'succeeded', detail: /^backup 3 into / })
   await writeFile(join(dir, '.backup-lock'), String(process.pid))
   const overlapping = await waybill(data, ['backup', dir])
   t.equal(overlapping.code, 1, 'a backup into a directory another backup is writing into is refused')
   t.match(overlapping.stderr, new RegExp(`another backup \\(pid ${process.pid}\\) is writing into`))
+  t.match(await operationStatus(data), { state: 'failed', detail: /another backup/, last_success: { finished_at: lastGood.finished_at } }, 'a refused run is a failed one; the last success stays')
   await writeFile(join(dir, '.backup-lock'), '999999999')
   t.equal((await waybill(data, ['backup', dir])).code, 0, 'the lock of a process that is gone is taken over')
   t.notOk(existsSync(join(dir, '.backup-lock')), 'and let go')
@@ -78,6 +90,7 @@ t.test('a backup, then an incremental one; the restore holds every event and ima
   const mixed = await waybill(other, ['backup', dir])
   t.equal(mixed.code, 1)
   t.match(mixed.stderr, /before .*last backup \(8\): that is a backup of another log/)
+  t.match(await operationStatus(other), { operation: 'backup', state: 'failed', detail: /that is a backup of another log/, last_success: null })
   await seedOrders(other, Array.from({ length: 8 }, (_, i) => `Y-${i}`))
   t.match((await waybill(other, ['backup', dir])).stderr, /the event at position 8 is not the one .* holds: that is a backup of another log/)
 })

@@ -35,6 +35,8 @@ export interface BackupOptions {
   readonly dataDir: string
   /** The backup directory: made when absent; a backup already there is continued. */
   readonly dir: string
+  /** After each batch read: how far into the log positions this backup covers it is, of how far. */
+  readonly onProgress?: (done: number, total: number) => void
 }
 
 export interface BackupResult {
@@ -88,6 +90,7 @@ async function backupInto(options: BackupOptions, dir: string, store: EventStore
     pending = []
   }
   const copiesEvents = options.storeKind === 'sqlite'
+  const start = from?.commit ?? 0n
   for (let after: Position | null = from; head !== null && (after === null || comparePositions(after, head) < 0);) {
     const batch = (await store.readAll({ after, maxCount: READ_BATCH })).filter((event) => comparePositions(event.position, head) <= 0)
     const last = batch.at(-1)
@@ -104,6 +107,7 @@ async function backupInto(options: BackupOptions, dir: string, store: EventStore
     events += batch.length
     lastHash = last.hash
     after = last.position
+    options.onProgress?.(Number(after.commit - start), Number(head.commit - start))
     if (pending.length >= SEGMENT_EVENTS) await flush()
   }
   await flush()

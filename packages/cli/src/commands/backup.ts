@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { recordedOperation } from '@waybill/http/operation-status'
 import { takeBackup } from '../backup/take-backup.js'
 import { defineCommand, UsageError } from '../command.js'
 import { loadConfig } from '../config.js'
@@ -15,7 +16,8 @@ a file copy), then the images those events name, each checked against its sha256
 Backing up into the same DIR again is incremental: only the events after its last backup's
 position, and the images it does not hold yet. Never the private signing key (keep
 WAYBILL_AUDIT_KEY_DIR apart), nor the read model and the audit log, which \`waybill restore\`
-rebuilds.
+rebuilds. Its progress and outcome are in <data dir>/operations/backup.json, which /metrics
+reports (the alert on a backup too old reads it).
 
 With WAYBILL_STORE=eventstoredb the events stay in the cluster, which EventStoreDB's own
 procedure backs up: take that backup first, then this one, which holds what Waybill adds (the
@@ -38,15 +40,20 @@ export const command = defineCommand({
     const { store, dataDir } = loadConfig(env)
     const target = resolve(dir)
     if (target === dataDir || target.startsWith(`${dataDir}/`)) throw new UsageError('DIR must be outside WAYBILL_DATA_DIR')
-    return withStore(env, { create: false, writer: 'inline' }, async (opened, config) => {
+    return withStore(env, { create: false, writer: 'inline' }, (opened, config) => recordedOperation(config.dataDir, 'backup', async (status) => {
       const started = performance.now()
-      const { manifest, added } = await takeBackup({ store: opened.store, storeKind: store, blobs: opened.blobs, dataDir: config.dataDir, dir: target })
+      const { manifest, added } = await takeBackup({
+        store: opened.store, storeKind: store, blobs: opened.blobs, dataDir: config.dataDir, dir: target,
+        onProgress: (done, total) => { status.progress(done, total) },
+      })
+      const head = manifest.heads.latest
+      const seconds = ((performance.now() - started) / 1000).toFixed(2)
+      status.succeeded(`backup ${manifest.sequence} into ${target}: the log up to position ${manifest.log.position}; ` +
+        `added ${added.events} events and ${added.images} image(s) in ${seconds} s`)
       if (values.json === true) {
         stdout.write(`${JSON.stringify(manifest, null, 2)}\n`)
         return 0
       }
-      const head = manifest.heads.latest
-      const seconds = ((performance.now() - started) / 1000).toFixed(2)
       stdout.write([
         `backup ${manifest.sequence} of ${config.dataDir} into ${target}: the ${store === 'sqlite' ? '' : 'cluster\'s '}log up to position ${manifest.log.position} ` +
           `(${manifest.log.events} events, ${manifest.log.order_events} order events, ${manifest.images.total} images)`,
@@ -57,6 +64,6 @@ export const command = defineCommand({
           `${manifest.heads.count} head(s) and ${manifest.keys.length} public key(s) kept; no private key`,
       ].join('\n') + '\n')
       return 0
-    })
+    }))
   },
 })
