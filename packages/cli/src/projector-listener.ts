@@ -1,8 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import { processRegistry, registerDataMetrics, registerOperationMetrics, registerProjectorMetrics } from '@waybill/http/observability'
-import { isUp, stallWatch, type Projector, type ProjectorStatus } from '@waybill/projector'
-import type { OpenedAudit } from './audit-setup.js'
+import { isUp, stallWatch, type HeadStore, type Projector, type ProjectorStatus } from '@waybill/projector'
 
 export interface ProjectorListenerOptions {
   readonly port: number
@@ -10,7 +9,7 @@ export interface ProjectorListenerOptions {
   /** Its data directory: free space and sizes, and the operators' runs, in /metrics. */
   readonly dataDir: string
   /** The kept heads: the latest one's size and age, in /metrics. */
-  readonly heads: OpenedAudit['heads']
+  readonly heads: HeadStore
 }
 
 /**

@@ -96,16 +96,27 @@ t.test('every metric and label the dashboard and the alert rules use is exported
   }
   const rebuilt = await runWaybill(['rebuild'], { env: { WAYBILL_DATA_DIR: dir } })
   t.equal(rebuilt.code, 0, rebuilt.stderr)
+  // The backup the alert on a backup too old waits for (operation="backup").
+  t.teardown(() => rm(`${dir}-backup`, { recursive: true, force: true }))
+  const backedUp = await runWaybill(['backup', `${dir}-backup`], { env: { WAYBILL_DATA_DIR: dir } })
+  t.equal(backedUp.code, 0, backedUp.stderr)
   // The images are counted on the first scrape, and reported once counted.
   await scrape()
   text = await scrape()
 
   const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']))
   const samples = new Map<string, Set<string>>()
+  /** Each metric's `label="value"` pairs. */
+  const values = new Map<string, Set<string>>()
   for (const m of text.matchAll(/^([A-Za-z_:][\w:]*)(?:\{([^}]*)\})? \S+$/gm)) {
     const labels = samples.get(m[1] ?? '') ?? new Set<string>()
-    for (const l of (m[2] ?? '').matchAll(/(\w+)="/g)) labels.add(l[1] ?? '')
+    const pairs = values.get(m[1] ?? '') ?? new Set<string>()
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+      labels.add(l[1] ?? '')
+      pairs.add(`${l[1] ?? ''}="${l[2] ?? ''}"`)
+    }
     samples.set(m[1] ?? '', labels)
+    values.set(m[1] ?? '', pairs)
   }
   const family = (name: string): string | undefined => {
     if (types.has(name)) return name
@@ -125,6 +136,10 @@ t.test('every metric and label the dashboard and the alert rules use is exported
     const labels = new Set(names.flatMap((name) => [...(samples.get(name) ?? [])]))
     for (const label of labelNames(expr)) {
       if (!TARGET_LABELS.has(label)) t.ok(labels.has(label), `${where}: label ${label} is on ${names.join(', ')}`)
+    }
+    // A matcher on one value (operation="backup") selects samples a run of waybill gives.
+    for (const pair of [...expr.matchAll(/\b(\w+)="([^"$]+)"/g)].map((m) => m[0])) {
+      t.ok(names.some((name) => values.get(name)?.has(pair)), `${where}: ${pair} has samples`)
     }
   }
   // What an operator should see is on the dashboard.

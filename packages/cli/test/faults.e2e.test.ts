@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process'
-import { generateKeyPairSync } from 'node:crypto'
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -177,7 +176,7 @@ t.test('disk full: 503 server_error with Retry-After, no false acknowledgment, r
   const heads = HeadStore.inDataDir(dir)
   const subjectKeys = await openSqliteKeyStore({ dir: `${dir}.subject-keys` })
   const server = await startServer({ dataDir: dir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent' },
-    { store, blobs: await openFileBlobStore(join(dir, 'blobs')), subjectKeys, readModel, audit: { log, heads, publicKey: generateKeyPairSync('ed25519').publicKey } })
+    { store, blobs: await openFileBlobStore(join(dir, 'blobs')), subjectKeys, readModel, audit: { log, heads } })
   t.teardown(async () => { await server.close(); readModel.close(); log.close(); heads.close(); await store.close(); await subjectKeys.close() })
   const client = await clientFor(server.httpsUrl, dir)
   t.teardown(() => client.close())

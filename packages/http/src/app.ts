@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { KeyObject } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from 'fastify'
 import type { LevelWithSilent } from 'pino'
 import { LIMITS } from '@waybill/domain'
@@ -49,8 +48,8 @@ export interface AppOptions {
   readonly subjectKeys: SubjectKeyStore
   /** The orders read model the read routes answer from. */
   readonly readModel: ReadModel
-  /** What the audit routes serve: the audit log, the kept signed heads and the public key that verifies them. */
-  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore; readonly publicKey: KeyObject }
+  /** What the audit routes serve: the audit log, and the heads file (the signed heads and the public keys that verify them). */
+  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore }
   /** False on a server without the sandbox: test keys are refused. Default true. */
   readonly acceptTestKeys?: boolean
   /** Where replacement keys and the test key file are written. */

@@ -1,6 +1,6 @@
 import { createLogger } from '@waybill/http/observability'
 import { ReadModel, startProjector, type ProjectionStatus, type ProjectorStatus } from '@waybill/projector'
-import { openAudit } from '../audit-setup.js'
+import { openSigning } from '../audit-setup.js'
 import { aborted, defineCommand, UsageError } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
@@ -38,7 +38,13 @@ export const command = defineCommand({
     const logger = createLogger({ level: config.logLevel, destination: stdout })
     const say = operatorLines(stdout, stderr)
     const opened = await openStore(config)
-    const audit = openAudit(config)
+    let audit
+    try {
+      audit = openSigning(config, { refuse: true })
+    } catch (error) {
+      await opened.close()
+      throw error
+    }
     if (audit.notice.length > 0) say.info(audit.notice.join('\n'))
     const projector = startProjector({ store: opened.store, dataDir: config.dataDir, keys: opened.keys, batchSize, logger, audit: audit.options })
     const readModel = new ReadModel(config.dataDir)

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startServer } from '@waybill/http'
 import { KeyRing, type SandboxKey } from '@waybill/keys'
-import { AuditLog, ReadModel } from '@waybill/projector'
+import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { aborted, defineCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
@@ -11,7 +11,7 @@ import { openStore } from '../open-store.js'
 import { operatorLines } from '../operator-lines.js'
 import { startProjectorThread, type ProjectorThread } from '../projector-thread.js'
 import { startConfiguredRetention } from '../retention-setup.js'
-import { openAudit } from '../audit-setup.js'
+import { openSigning } from '../audit-setup.js'
 import { explainStartError } from '../start-errors.js'
 
 const HELP = `Usage: waybill serve [--no-projector]
@@ -41,9 +41,22 @@ export const command = defineCommand({
     if (loosened.length > 0) {
       say.warn(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}`)
     }
+    // The projector alone holds the private tree-head key (docs/audit.md#key-lifecycle): with
+    // --no-projector this process never opens WAYBILL_AUDIT_KEY_DIR, and serves the public keys
+    // from the heads file. With the projector, a key directory that does not hold the key the
+    // heads are signed with stops the start here, before anything listens.
+    let signing
+    try {
+      signing = withProjector ? openSigning(config, { refuse: true }) : null
+    } catch (error) {
+      await opened.close()
+      throw error
+    }
+    // Checked, and made on a first start: the projector thread opens it again for itself.
+    signing?.close()
     const readModel = new ReadModel(config.dataDir)
     const auditLog = new AuditLog(config.dataDir)
-    const audit = openAudit(config)
+    const heads = HeadStore.inDataDir(config.dataDir)
     // /metrics and /readyz follow the projector once it runs (it starts after the server).
     let projector: ProjectorThread | null = null
     let server
@@ -69,13 +82,13 @@ export const command = defineCommand({
         blobs: opened.blobs,
         subjectKeys: opened.keys,
         readModel,
-        audit: { log: auditLog, heads: audit.heads, publicKey: audit.key.publicKey },
+        audit: { log: auditLog, heads },
         ...(withProjector ? { projector: { status: () => projector?.status() ?? null } } : {}),
       })
     } catch (error) {
       readModel.close()
       auditLog.close()
-      audit.close()
+      heads.close()
       await opened.close()
       throw explainStartError(error, config)
     }
@@ -85,9 +98,13 @@ export const command = defineCommand({
     say.info(`waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`, { url: server.httpsUrl })
     say.info(`waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`, { port: server.httpPort })
     say.info(sandboxLine(server.sandbox, stdout.isTTY === true))
-    // The public key's PEM lines stay together: one log line.
-    if (audit.notice.length > 0) say.info(audit.notice.join('\n'))
-    say.info(`waybill: tree heads signed by key ${audit.key.keyId} (${audit.key.path}); GET /v1/audit/public-key`)
+    if (signing === null) {
+      say.info(`waybill: this process signs no tree head (--no-projector) and holds no signing key; the projector does. Current key: ${heads.currentKey()?.key_id ?? 'none recorded yet'}; GET /v1/audit/public-keys`)
+    } else {
+      // The public key's PEM lines stay together: one log line.
+      if (signing.notice.length > 0) say.info(signing.notice.join('\n'))
+      say.info(`waybill: tree heads signed by key ${signing.key?.keyId ?? ''} (${signing.key?.path ?? ''}); GET /v1/audit/public-keys`)
+    }
     for (const line of await waitingReplacements(new KeyRing(opened.store), config.dataDir)) say.warn(line)
     say.info(`waybill: API docs at ${server.httpsUrl}/docs`)
     say.info(`waybill: auditors' console at ${server.httpsUrl}/console/`)
@@ -99,7 +116,7 @@ export const command = defineCommand({
     await projector?.stop()
     readModel.close()
     auditLog.close()
-    audit.close()
+    heads.close()
     await opened.close()
     return 0
   },

@@ -11,9 +11,10 @@ import { AuditLog, HeadStore, ReadModel, startProjector, type ProjectorOptions }
 export interface ReadSide {
   readonly readModel: ReadModel
   readonly subjectKeys: SubjectKeyStore
-  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore; readonly publicKey: KeyObject }
-  /** Signs heads the audit routes then serve. */
+  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore }
+  /** Signs heads the audit routes then serve (record its public half in the heads file for the key routes to serve it). */
   readonly signingKey: KeyObject
+  readonly publicKey: KeyObject
   close(): Promise<void>
 }
 
@@ -24,7 +25,7 @@ export async function openReadSide(dataDir: string): Promise<ReadSide> {
   const heads = HeadStore.inDataDir(dataDir)
   const { privateKey, publicKey } = generateKeyPairSync('ed25519')
   return {
-    readModel, subjectKeys, audit: { log, heads, publicKey }, signingKey: privateKey,
+    readModel, subjectKeys, audit: { log, heads }, signingKey: privateKey, publicKey,
     close: async () => {
       readModel.close()
       log.close()
