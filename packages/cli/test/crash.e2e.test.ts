@@ -22,7 +22,7 @@ interface Sent {
   status: number | null
 }
 
-const env = (dir: string): Record<string, string> => ({ WAYBILL_DATA_DIR: dir, LOG_LEVEL: 'error', WAYBILL_RATE_LIMIT: '1000000' })
+const env = (dir: string): Record<string, string> => ({ WAYBILL_DATA_DIR: dir, LOG_LEVEL: process.env['CRASH_LOG_LEVEL'] ?? 'error', WAYBILL_RATE_LIMIT: '1000000' })
 
 /**
  * One client: new order, then its completion, again and again, until the server stops
@@ -75,6 +75,7 @@ t.test(`SIGKILL of serve (and its projector) under load, ${ROUNDS} rounds: ackno
     for (const entry of sent.filter((e) => e.status === null)) {
       const answer = await retry.post(entry.body)
       t.equal(answer.status, entry.kind === 'add' ? 201 : 202, `retry of unanswered ${entry.kind} ${entry.orderId}${answer.status === 503 ? `: ${answer.text}` : ''}`)
+      if (answer.status === 503 && process.env['CRASH_LOG_LEVEL'] !== undefined) console.error(server.output().slice(-4000))
       entry.status = answer.status
     }
     // Acknowledged ones too: an exact retry answers the original status and stores nothing.

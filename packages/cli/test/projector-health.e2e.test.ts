@@ -64,7 +64,7 @@ t.test('waybill projector logs JSON lines in the shape serve\'s pino lines have,
     body = await ready.json() as { status: string; reasons?: string[] }
   }
   t.equal(ready.status, 503)
-  t.match(body, { status: 'not_ready', reasons: [/^orders projection retrying: read model .* has schema version 99, newer than this Waybill's 4/] })
+  t.match(body, { status: 'not_ready', reasons: [/^orders projection retrying: read model .* has schema version 99, newer than this Waybill's 5/] })
   t.match(await (await fetch(`${base}/metrics`)).text(), /^waybill_projector_up 0$/m)
   await projector.until(/projector: orders retrying/)
   await projector.stop()

@@ -86,7 +86,7 @@ t.test('a read model from a newer Waybill: 503 with the reason, no path; 200 aga
   })
   const answer = await readyz()
   t.equal(answer.status, 503)
-  t.equal(answer.body.detail, "Not ready: read model unreadable: schema version 99, newer than this Waybill's 4")
+  t.equal(answer.body.detail, "Not ready: read model unreadable: schema version 99, newer than this Waybill's 5")
   t.notMatch(JSON.stringify(answer.body), dataDir, 'no path is said')
   // The operator rebuilds (or upgrades): the file is readable again, and so is the instance, without a restart.
   const db = new Sqlite(path)
