@@ -25,7 +25,13 @@ export const command = defineCommand({
     if (positionals.length !== 1 || positionals[0] !== 'check') throw new UsageError('expected the subcommand "check"')
     const json = values.json === true
     return withStore(env, {}, async (opened, config) => {
-      const open = async () => (await openStore(config)).store
+      // Each check that opens a store of its own closes it as an EventStore: its subject key store
+      // (never used by the checks) is closed with it, so no key writer thread outlives the check.
+      const open = async () => {
+        const another = await openStore(config)
+        const close = another.store.close.bind(another.store)
+        return Object.assign(another.store, { close: async () => { await close(); await another.keys.close() } })
+      }
       const info = await opened.store.serverInfo?.()
       const category = scratchCategory()
       if (!json) {
