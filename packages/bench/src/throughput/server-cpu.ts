@@ -19,9 +19,9 @@ export interface QuietOptions {
   readonly maxMs: number
 }
 
-// 200 ms at 100 ticks a second: quiet is at most one tick (5% of a core) in an interval. A
-// server idling with its timers spends less; one still projecting spends far more.
-const QUIET: QuietOptions = { intervalMs: 200, quietSeconds: 0.011, maxMs: 10_000 }
+// Quiet is at most two ticks (at 100 a second) in half a second, 4% of a core: a server idling
+// with its timers spends less; one still projecting spends far more, even on a loaded machine.
+const QUIET: QuietOptions = { intervalMs: 500, quietSeconds: 0.021, maxMs: 10_000 }
 
 /** One line of /proc/<pid>/stat: the process, its parent and its CPU in clock ticks. */
 interface ProcStat {

@@ -8,7 +8,8 @@ import { measureServerCpu, parseStat, processTreeSeconds } from '../../src/throu
 const BURN = `const { Worker } = require('node:worker_threads');
 const burn = (ms) => new Promise((done) => new Worker('const s = process.cpuUsage(); const u = () => { const c = process.cpuUsage(s); return (c.user + c.system) / 1000 }; while (u() < ' + ms + ') {}', { eval: true }).on('exit', done));`
 // On each line: 'child' starts a child process that burns 300 ms in a worker thread and stays,
-// 'end' ends that child (its parent waits for it), 'forever' burns until killed; says 'done'.
+// 'end' ends that child (its parent waits for it), 'forever' burns until killed (from the moment it
+// says so: a write to a pipe is synchronous); says 'done'.
 const SERVER = `${BURN}
 const { spawn } = require('node:child_process');
 let child = null;
@@ -20,8 +21,8 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     child.on('exit', () => console.log('done'));
     child.stdin.end();
   } else if (line === 'forever') {
-    burn(1e9);
     console.log('done');
+    for (;;);
   }
 });
 console.log('ready');`
@@ -66,7 +67,8 @@ t.test('a server\'s CPU (real processes): its threads and its child processes, a
 
 t.test('a server still busy when the load ends: its CPU is read until it is quiet, or until the wait runs out', async (t) => {
   const server = await startServer(t)
-  const { cpu } = await measureServerCpu(server.pid ?? 0, () => ask(server, 'forever'), { ...quick, maxMs: 600 })
+  // Half a second an interval: at a load average of 13 on two cores, a busy process still gets several ticks in one.
+  const { cpu } = await measureServerCpu(server.pid ?? 0, () => ask(server, 'forever'), { ...quick, intervalMs: 500, maxMs: 1500 })
   t.ok(cpu !== null && cpu.afterLoadSeconds > 0, `a busy server is read after the load too: ${cpu?.afterLoadSeconds} s`)
   server.kill('SIGKILL')
   await once(server, 'exit')
