@@ -30,6 +30,9 @@ t.test('an order as large as an order may be: updates stop one short, it can sti
     const page = await s.get(`/v1/orders/BIG/events${after === null ? '' : `?after=${after}`}`)
     t.equal(page.statusCode, 200)
     t.ok(page.body.length < 256 * 1024, `page ${pages + 1}: ${page.body.length} bytes`)
+    // Written a slice at a time, the page is still one JSON text, as the serializer writes it whole.
+    t.equal(page.body, JSON.stringify(page.json()), 'one JSON text, exactly')
+    t.equal(page.headers['content-length'], String(Buffer.byteLength(page.body)), 'its length said')
     const body = page.json<{ events: Array<{ revision: number }>; next_cursor: string | null; chain: { ok: boolean } }>()
     revisions.push(...body.events.map((event) => event.revision))
     t.same(body.chain, { ok: true }, 'the chain verdict is about the whole stream, on every page')
@@ -54,7 +57,9 @@ t.test('an order as large as an order may be: updates stop one short, it can sti
   t.match(rest.body, /\r\nchain: ok\r\n$/, 'the whole stream\'s chain holds')
 
   // The proofs, a page at a time too.
-  const proof = (await s.get('/v1/orders/BIG/proof?after=949')).json<{ entries: Array<{ revision: number }>; next_cursor: null }>()
+  const proofPage = await s.get('/v1/orders/BIG/proof?after=949')
+  t.equal(proofPage.body, JSON.stringify(proofPage.json()), 'a page of proofs is one JSON text, exactly')
+  const proof = proofPage.json<{ entries: Array<{ revision: number }>; next_cursor: null }>()
   t.same(proof.entries.map((entry) => entry.revision), Array.from({ length: 50 }, (_, i) => 950 + i))
   t.equal(proof.next_cursor, null)
   t.equal((await s.get('/v1/orders/BIG/proof')).json<{ next_cursor: string }>().next_cursor, '99')
