@@ -10,6 +10,7 @@ import { image as imageAnswer, problems } from '../../openapi/responses.js'
 import { accountRead, logAuditorRead } from './auditor.js'
 import { recordedImage } from './order-states.js'
 import { OneOrderQuery, OrderParams } from './schemas.js'
+import { streamSlices } from './stream-slices.js'
 
 /**
  * GET /v1/orders/:order_id/pod and /signature: the image the order's events recorded, read from
@@ -31,7 +32,7 @@ export function getImages(fastify: FastifyInstance, readModel: ReadModel, store:
       const row = readModel.getOrder(account, request.params.order_id)
       if (row === null) throw new WaybillError('not_found', `No order ${request.params.order_id}`)
       if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: row.order_id })
-      const ref = recordedImage(await store.readStream(streamNameFor(row.account, row.order_id)), image)
+      const ref = await recordedImage(streamSlices(store, streamNameFor(row.account, row.order_id)), image)
       if (ref === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
       if (row[image]?.sha256 !== ref.sha256) {
         request.log.error({ blob: ref.sha256, row_blob: row[image]?.sha256 ?? null, image, account: row.account, order_id: row.order_id },
