@@ -11,7 +11,7 @@ export {
 export { openMemoryEventStore, type MemoryEventStore, type MemoryEventStoreOptions } from './memory/memory-event-store.js'
 export { handleCommand, type HandleCommandOptions, type CommandResult } from './command-handler.js'
 export { StreamStates, type KnownState } from './stream-states.js'
-export { openFileBlobStore, type BlobRead, type BlobStore, type SweepOptions, type SweepReport } from './blob/file-blob-store.js'
+export { openFileBlobStore, type BlobRead, type BlobStore, type FileBlobStoreOptions, type SweepOptions, type SweepReport } from './blob/file-blob-store.js'
 export type { BlobUsage } from './blob/blob-usage.js'
 export { summarizeBatchSizes } from './sqlite/group-commit-stats.js'
 export { siblingWorkerUrl } from './sqlite/worker-url.js'

@@ -47,7 +47,10 @@ async function lane(index: number): Promise<void> {
       const path = settings.paths[round % settings.paths.length] ?? '/healthz'
       try {
         const response = await request(`${settings.url}${path}`, { dispatcher, headers: { 'service-api-key': settings.key } })
-        bytes += (await response.body.arrayBuffer()).byteLength
+        // Read before it is added: `bytes += await …` would add to the total as it was before the
+        // await, dropping what the other lanes added meanwhile.
+        const body = await response.body.arrayBuffer()
+        bytes += body.byteLength
         statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1
       } catch (error) {
         failures.push(`${path}: ${String(error)}`)

@@ -2,6 +2,7 @@ import { createHash, hash, randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { usageCounter, type BlobUsage } from './blob-usage.js'
+import { HeldBlobs } from './held-blobs.js'
 
 /** Content-addressed storage for images: bytes are kept under their sha256. */
 export interface BlobStore {
@@ -16,7 +17,8 @@ export interface BlobStore {
    * The bytes stored under `sha256` when they are what that name says: `missing` when there is no
    * such file, `changed` when its bytes no longer hash to its name. A file seen whole once is not
    * hashed again while its identity on disk (inode, size, modification and change times) stays
-   * the same: no write can leave all four as they were.
+   * the same: no write can leave all four as they were. The bytes of the blobs read last are
+   * kept the same way (`FileBlobStoreOptions.heldBytes`), so a blob read again is not read again.
    */
   read(sha256: string): Promise<BlobRead>
   /**
@@ -60,6 +62,11 @@ export interface SweepReport {
   readonly restored: number
 }
 
+export interface FileBlobStoreOptions {
+  /** The bytes of the blobs read last that are kept in memory (default 32 MiB: six of the largest images). */
+  readonly heldBytes?: number
+}
+
 export type BlobRead =
   /** The bytes in pieces of at most 256 KiB, as they were read: to be written on as they are. */
   | { readonly status: 'ok'; readonly chunks: readonly Buffer[]; readonly size: number }
@@ -73,6 +80,7 @@ const VERIFIED_MAX = 10_000
  * loop, so a 5 MiB image holds other requests for a fraction of a millisecond at a time.
  */
 const READ_CHUNK = 256 * 1024
+const HELD_BYTES = 32 * 1024 * 1024
 /** Where blobs no event names wait before they are deleted. */
 const ORPHANS = '.orphans'
 
@@ -81,7 +89,7 @@ const ORPHANS = '.orphans'
  * temporary file, fsynced, renamed into place, and the directory fsynced, so after a crash a
  * blob is either whole or absent, and once put() resolves it survives power loss.
  */
-export async function openFileBlobStore(dir: string): Promise<BlobStore> {
+export async function openFileBlobStore(dir: string, options: FileBlobStoreOptions = {}): Promise<BlobStore> {
   await mkdir(dir, { recursive: true, mode: 0o700 })
   const pathOf = (sha256: string): { folder: string; file: string } => {
     if (!SHA256_HEX.test(sha256)) throw new RangeError(`not a sha256 hex digest: "${sha256}"`)
@@ -101,6 +109,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
   }
   const verified = new Map<string, string>()
   const counter = usageCounter(dir)
+  const held = new HeldBlobs(options.heldBytes ?? HELD_BYTES)
   const orphans = join(dir, ORPHANS)
   const orphanOf = (sha256: string): string => join(orphans, sha256)
   /** Puts a blob set aside back in its place; false when it is not there either. */
@@ -181,6 +190,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
           const at = new Date(now())
           await utimes(orphanOf(sha256), at, at)
           verified.delete(sha256)
+          held.drop(sha256)
         }
       }
       // What it set aside or put back is in the next count, which the next usage() makes and answers.
@@ -193,6 +203,8 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
       try {
         const seen = await handle.stat({ bigint: true })
         const identity = `${seen.ino}:${seen.size}:${seen.mtimeNs}:${seen.ctimeNs}`
+        const kept = held.get(sha256, identity)
+        if (kept !== undefined) return { status: 'ok', chunks: kept.chunks, size: kept.size }
         const known = verified.get(sha256) === identity
         const digest = known ? null : createHash('sha256')
         const chunks: Buffer[] = []
@@ -211,6 +223,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
           if (verified.size >= VERIFIED_MAX) verified.clear()
           verified.set(sha256, identity)
         }
+        held.hold(sha256, { identity, chunks, size })
         return { status: 'ok', chunks, size }
       } finally {
         await handle.close()

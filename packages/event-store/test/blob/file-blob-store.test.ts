@@ -106,6 +106,33 @@ t.test('usage counts the blobs on disk once, then follows this store\'s puts; a 
   t.same(await empty.usage!(), { blobs: 0, bytes: 0 })
 })
 
+t.test('read: the bytes of the blobs read last are held, while their file stays as it was, within a budget', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir, { heldBytes: 1000 })
+  const [first, second] = ['first', 'second'].map((seed) => Buffer.alloc(600, seed))
+  for (const bytes of [first!, second!]) await blobs.put(bytes, sha(bytes))
+  const chunksOf = async (bytes: Buffer): Promise<readonly Buffer[]> => {
+    const read = await blobs.read(sha(bytes))
+    if (read.status !== 'ok') throw new Error(read.status)
+    t.same(Buffer.concat(read.chunks), bytes)
+    return read.chunks
+  }
+  const held = await chunksOf(first!)
+  t.equal((await chunksOf(first!))[0], held[0], 'read again: the bytes held, not read again')
+  const file = join(dir, sha(first!).slice(0, 2), sha(first!).slice(2))
+  await writeFile(file, Buffer.alloc(600, 'forged'))
+  t.same(await blobs.read(sha(first!)), { status: 'changed' }, 'changed on disk: read and checked again, never served from memory')
+  await writeFile(file, first!)
+  const again = await chunksOf(first!)
+  t.not(again[0], held[0], 'put right: read anew')
+  await chunksOf(second!)
+  t.not((await chunksOf(first!))[0], again[0], 'past the budget, the blob read longest ago is dropped first')
+  const large = Buffer.alloc(1001, 'large')
+  await blobs.put(large, sha(large))
+  const whole = await chunksOf(large)
+  t.not((await chunksOf(large))[0], whole[0], 'a blob larger than the budget is never held')
+})
+
 t.test('sweep: an unnamed blob past the grace is set aside, then deleted a grace later; named and young ones stay', async (t) => {
   const dir = join(await tempDir(t), 'blobs')
   const blobs = await openFileBlobStore(dir)

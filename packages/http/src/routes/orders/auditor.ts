@@ -53,14 +53,14 @@ export function accountRead(request: FastifyRequest): { readonly access: ReadAcc
 }
 
 /**
- * The stream of the order a one-order route names, read whole from the event store, for a caller
- * that may read it: `not_found` when it holds no event; an auditor's read is logged.
+ * The stream of the order a one-order route names, for a caller that may read it: `not_found`
+ * when it holds no event (its first is read to know); an auditor's read is logged. The route then
+ * reads what it needs of the stream a slice at a time (`streamSlices`).
  */
-export async function readOrderStream(request: FastifyRequest, orderId: string, store: Pick<EventStore, 'readStream'>) {
+export async function findOrderStream(request: FastifyRequest, orderId: string, store: Pick<EventStore, 'readStream'>) {
   const { access, account } = accountRead(request)
   const stream = streamNameFor(account, orderId)
-  const events = await store.readStream(stream)
-  if (events.length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
+  if ((await store.readStream(stream, { maxCount: 1 })).length === 0) throw new WaybillError('not_found', `No order ${orderId}`)
   if (access.auditor) logAuditorRead(request, access.keyId, { account, order_id: orderId })
-  return { access, account, stream, events }
+  return { access, account, stream }
 }

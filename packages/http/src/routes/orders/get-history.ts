@@ -1,18 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { LIMITS } from '@waybill/domain'
-import { verifyStreamChain, type EventStore } from '@waybill/event-store'
+import type { EventStore } from '@waybill/event-store'
 import type { SubjectKeyStore } from '@waybill/personal-data'
 import type { AuditLog } from '@waybill/projector'
 import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { ref } from '../../openapi/ref.js'
 import { json, problems } from '../../openapi/responses.js'
-import { readOrderStream } from './auditor.js'
-import { eventPage } from './event-page.js'
-import { historyCsv } from './history-csv.js'
-import { openedAt, statesAfter, type OrderStream } from './order-states.js'
-import { HistoryQuery, HistorySchema, OrderParams } from './schemas.js'
+import { sendJsonWithItems, sendPieces } from './answer-in-pieces.js'
+import { findOrderStream } from './auditor.js'
+import { CSV_HEADER, csvRows, csvVerdict } from './history-csv.js'
+import { readHistoryPage, type HistoryEntry } from './history-page.js'
+import { HistoryEntrySchema, HistoryQuery, HistorySchema, OrderParams } from './schemas.js'
 
 /**
  * The JSON answer. With `?format=csv` the same comes as text/csv (RFC 4180), which the document
@@ -20,6 +20,9 @@ import { HistoryQuery, HistorySchema, OrderParams } from './schemas.js'
  * answer a union of the two, though a client chooses which by the query.
  */
 const historyAnswer = json(ref<typeof HistorySchema>('History'), 'The order\'s history (with ?format=csv: text/csv, one row per event, the chain verdict last)', { rateLimited: true })
+
+/** One event of the answer: serialized with it, each as the History schema's serializer writes its events. */
+const HISTORY_ENTRY = { ...ref<typeof HistoryEntrySchema>('HistoryEntry') }
 
 /**
  * GET /v1/orders/:order_id/events: the order's stored events read from the event store itself
@@ -36,48 +39,29 @@ export function getHistory(fastify: FastifyInstance, auditLog: AuditLog, store: 
     }, { params: OrderParams, querystring: HistoryQuery, response: { 200: historyAnswer, ...problems(['bad_request', 'not_found'], { keyed: true }) } }),
   }, async (request, reply) => {
     const orderId = request.params.order_id
-    const { access, account, stream, events } = await readOrderStream(request, orderId, store)
-    const order: OrderStream = { stream, events, key: keys.get(account, orderId) }
-    const page = eventPage(events, request.query.after, request.query.limit ?? LIMITS.historyPageDefault)
-    const last = page.events.at(-1)
-    const leaves = new Map(auditLog.leavesOf(stream, page.events[0]?.revision ?? 0, last?.revision ?? -1).map((leaf) => [leaf.revision, leaf.leafIndex]))
-    const states = await statesAfter(order, page.from, page.from + page.events.length)
-    const text = (value: unknown): string | null => typeof value === 'string' ? value : null
-    const history = page.events.map((event, i) => {
-      const opened = openedAt(order, page.from + i)
-      return {
-        event_id: event.id,
-        stream,
-        type: event.type,
-        data: event.data,
-        fields: opened?.data ?? null,
-        erased: opened?.erased ?? false,
-        event_date: text(event.data.event_date),
-        received_at: text(event.metadata.received_at),
-        revision: event.revision,
-        ...(access.auditor ? { position: event.position.commit.toString() } : {}),
-        leaf_index: leaves.get(event.revision) ?? null,
-        key_id: text(event.metadata.key_id),
-        request_id: text(event.metadata.request_id),
-        state_after: states[i] ?? null,
-        hash: event.hash,
-        prev_hash: event.metadata.prev_hash,
-      }
+    const { access, account, stream } = await findOrderStream(request, orderId, store)
+    const csv = request.query.format === 'csv'
+    const page = await readHistoryPage(store, auditLog, {
+      stream, key: keys.get(account, orderId), after: request.query.after, limit: request.query.limit ?? LIMITS.historyPageDefault, positions: access.auditor,
+      // The CSV's last page says whether the whole stream's chain holds.
+      chain: csv ? 'stream' : 'page',
+      write: csv ? csvRows : jsonItems(reply.compileSerializationSchema(HISTORY_ENTRY)),
     })
-    if (request.query.format === 'csv') {
+    if (csv) {
       // The next page's address in a Link header (RFC 8288): the body is the CSV.
       if (page.nextCursor !== null) reply.header('link', `<${nextPageUrl(request.url, page.nextCursor)}>; rel="next"`)
-      return reply.type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="order-${account}-history.csv"`)
-        // A string is sent as it is (no JSON serializer); the route's typed reply only knows JSON.
-        // The export's last page says whether the whole stream's chain holds.
-        .send(historyCsv(history, page.nextCursor === null ? verifyStreamChain(events) : null) as never)
+      reply.header('content-disposition', `attachment; filename="order-${account}-history.csv"`)
+      const verdict = page.nextCursor === null ? [Buffer.from(csvVerdict(page.chain))] : []
+      return sendPieces(reply, 'text/csv; charset=utf-8', [Buffer.from(CSV_HEADER), ...page.runs, ...verdict])
     }
-    // The page's events, and their link to the event before the page: a client reading every page
-    // has checked the whole chain.
-    const chain = verifyStreamChain(page.events, events[page.from - 1] ?? null)
-    return { ...(access.auditor ? { account } : {}), order_id: orderId, events: history, next_cursor: page.nextCursor, chain }
+    const answer = { ...(access.auditor ? { account } : {}), order_id: orderId, events: [], next_cursor: page.nextCursor, chain: page.chain }
+    return sendJsonWithItems(reply, answer, 'events', page.runs)
   })
+}
+
+/** Writes entries as the items of a JSON array, each by `serialize`. */
+function jsonItems(serialize: (entry: HistoryEntry) => string) {
+  return (entries: readonly HistoryEntry[]): string => entries.map((entry) => serialize(entry)).join(',')
 }
 
 /** The request's own URL with `after` moved to the next page. */

@@ -7,18 +7,29 @@ const CSV_COLUMNS = [
 
 type CsvRow = { readonly [Column in (typeof CSV_COLUMNS)[number]]: unknown }
 
-/**
- * The history as CSV (RFC 4180): one row per event, a header first; objects (data, fields, state_after)
+/*
+ * The history as CSV (RFC 4180): a header, then one row per event; objects (data, fields, state_after)
  * as canonical JSON in one cell, nulls as empty cells, and, on the last page, the chain verdict
- * in a last line of its own so that a spreadsheet shows it under the events. A cell a spreadsheet would take for
- * a formula (starting with = + - @, a tab or a carriage return) is prefixed with an apostrophe,
- * the usual guard against formula injection: much of a history is courier-supplied.
+ * in a last line of its own so that a spreadsheet shows it under the events. A cell a spreadsheet
+ * would take for a formula (starting with = + - @, a tab or a carriage return) is prefixed with
+ * an apostrophe, the usual guard against formula injection: much of a history is
+ * courier-supplied. The parts are written separately so that a page's rows are written a slice
+ * at a time, as its events are read.
  */
-export function historyCsv(events: readonly CsvRow[], chain: { ok: boolean; revision?: number; reason?: string } | null): string {
-  const lines = [CSV_COLUMNS.join(',')]
-  for (const event of events) lines.push(CSV_COLUMNS.map((column) => cell(event[column])).join(','))
-  if (chain !== null) lines.push(cell(chain.ok ? 'chain: ok' : `chain: BROKEN at revision ${chain.revision ?? '?'}: ${chain.reason ?? ''}`))
-  return `${lines.join('\r\n')}\r\n`
+
+/** The CSV history's first line, CRLF-terminated. */
+export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`
+
+/** One CSV line per event, each CRLF-terminated. */
+export function csvRows(events: readonly CsvRow[]): string {
+  let rows = ''
+  for (const event of events) rows += `${CSV_COLUMNS.map((column) => cell(event[column])).join(',')}\r\n`
+  return rows
+}
+
+/** The last page's last line: whether the whole stream's hash chain holds. */
+export function csvVerdict(chain: { ok: boolean; revision?: number; reason?: string }): string {
+  return `${cell(chain.ok ? 'chain: ok' : `chain: BROKEN at revision ${chain.revision ?? '?'}: ${chain.reason ?? ''}`)}\r\n`
 }
 
 function cell(value: unknown): string {

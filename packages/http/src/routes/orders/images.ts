@@ -9,8 +9,9 @@ import { readAccess } from '../../auth/scope.js'
 import { operation } from '../../openapi/operation.js'
 import { image as imageAnswer, problems } from '../../openapi/responses.js'
 import { accountRead, logAuditorRead } from './auditor.js'
-import { openedAt, recordedImage } from './order-states.js'
+import { openRecorded, recordedImage } from './order-states.js'
 import { OneOrderQuery, OrderParams } from './schemas.js'
+import { streamSlices } from './stream-slices.js'
 
 /**
  * GET /v1/orders/:order_id/pod and /signature: the image the order's events recorded, read from
@@ -36,11 +37,10 @@ export function getImages(fastify: FastifyInstance, readModel: ReadModel, store:
       const stream = streamNameFor(row.account, row.order_id)
       const key = keys.get(row.account, row.order_id)
       if (row.erased_at !== null || key === 'erased') throw new WaybillError('not_found', `Order ${row.order_id}'s personal data was erased, its images with it`)
-      const events = await store.readStream(stream)
-      const recorded = recordedImage(events, image)
+      const recorded = await recordedImage(streamSlices(store, stream), image)
       if (recorded === null) throw new WaybillError('not_found', `Order ${row.order_id} has no ${image}`)
       const log = { blob: recorded.ref.blob, image, account: row.account, order_id: row.order_id }
-      const openedCompletion = key === null ? null : openedAt({ stream, events, key }, recorded.index)
+      const openedCompletion = key === null ? null : openRecorded(stream, key, recorded.completion)
       const opened = openedCompletion?.type === 'OrderCompleted' ? openedCompletion.data[image] : undefined
       const rowImage = row[image]
       if (opened !== undefined && opened !== null && rowImage !== null && rowImage.sha256 !== opened.sha256) {
@@ -55,7 +55,7 @@ export function getImages(fastify: FastifyInstance, readModel: ReadModel, store:
         request.log.error(log, `image blob ${recorded.ref.blob} ${problem}`)
         throw new WaybillError('server_error')
       }
-      const completion = upcastOrderEvent(events[recorded.index] as (typeof events)[number])
+      const completion = upcastOrderEvent(recorded.completion)
       const sealed = completion?.type === 'OrderCompleted' && isSealed(completion.data.personal)
       let pieces = read.chunks
       if (sealed) {

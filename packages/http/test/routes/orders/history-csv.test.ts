@@ -1,5 +1,8 @@
 import t from 'tap'
-import { historyCsv } from '../../../src/routes/orders/history-csv.js'
+import { CSV_HEADER, csvRows, csvVerdict } from '../../../src/routes/orders/history-csv.js'
+
+const historyCsv = (events: Parameters<typeof csvRows>[0], chain: Parameters<typeof csvVerdict>[0]): string =>
+  `${CSV_HEADER}${csvRows(events)}${csvVerdict(chain)}`
 
 const event = {
   revision: 0, event_id: 'e-1', stream: 'order-acme-A', type: 'OrderAdded', event_date: '2025-03-01T10:00:00Z', received_at: null,
