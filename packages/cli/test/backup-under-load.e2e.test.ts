@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto'
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
+import { imageContext, openImage, openSqliteKeyStore } from '@waybill/personal-data'
 import { logOf } from './backup-fixture.js'
 import { addBody, clientFor, completeBody, PNG_DATA_URL, type Client } from './https-client.js'
 import { serve } from './waybill-process.js'
@@ -104,17 +104,27 @@ t.test('backups taken while 8 clients write through `waybill serve` in another p
     return { restored, log }
   }
 
-  /** Every event acknowledged before the backup began is in the restored log, and every image it sent is in the restored data dir. */
+  /**
+   * Every event acknowledged before the backup began is in the restored log, and every image it
+   * sent is in the restored data dir: the sealed blob its completion names, which opens with the
+   * order's key (from the subject key store, which is not in the backup) to the bytes sent.
+   */
   const holds = async (name: string, restored: string, log: Awaited<ReturnType<typeof logOf>>, before: readonly Ack[]) => {
     const stored = new Set(log.map((event) => `${event.streamName}/${event.type}`))
     t.same(before.filter((ack) => !stored.has(`order-sandbox-${ack.orderId}/${ack.type}`)), [], `${name}: every one of the ${before.length} events acknowledged before the backup began`)
-    const images = before.flatMap((ack) => ack.image === null ? [] : [ack.image])
+    const images = before.flatMap((ack) => ack.image === null ? [] : [{ orderId: ack.orderId, image: ack.image }])
     const absent: string[] = []
-    for (const image of images) {
-      const sha256 = createHash('sha256').update(image).digest('hex')
-      const bytes = await readFile(join(restored, 'blobs', sha256.slice(0, 2), sha256.slice(2))).catch(() => null)
-      if (bytes === null || !bytes.equals(image)) absent.push(sha256)
+    const keys = await openSqliteKeyStore({ dir: env.WAYBILL_SUBJECT_KEY_DIR })
+    for (const { orderId, image } of images) {
+      const stream = `order-sandbox-${orderId}`
+      const completion = log.find((event) => event.streamName === stream && event.type === 'OrderCompleted')
+      const blob = (completion?.data as { pod?: { blob?: string } } | undefined)?.pod?.blob ?? ''
+      const sealed = await readFile(join(restored, 'blobs', blob.slice(0, 2), blob.slice(2))).catch(() => null)
+      const key = keys.get('sandbox', orderId)
+      const opened = sealed === null || key === null || key === 'erased' ? null : openImage(key, imageContext(stream), sealed)
+      if (opened === null || !opened.equals(image)) absent.push(orderId)
     }
+    await keys.close()
     t.same(absent, [], `${name}: with each of their ${images.length} images, byte for byte`)
   }
 

@@ -110,7 +110,7 @@ function historyEntry(event: RecordedEvent, options: HistoryPageOptions, after: 
     stream: options.stream,
     type: event.type,
     data: event.data,
-    fields: after.opened?.data ?? null,
+    fields: (after.opened?.data ?? null) as Readonly<Record<string, unknown>> | null,
     erased: after.opened?.erased ?? false,
     event_date: text(event.data.event_date),
     received_at: text(event.metadata.received_at),
