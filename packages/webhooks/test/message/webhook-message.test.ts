@@ -1,0 +1,40 @@
+import t from 'tap'
+import { MESSAGE_TYPES, webhookMessage, type MessageSource } from '../../src/index.js'
+import { payload, TEST_POD } from '../helpers.js'
+
+const stored = (type: string, data: Record<string, unknown>, extra: Partial<MessageSource> = {}): MessageSource => ({
+  streamName: 'order-acme-ORD/1 x', id: '6f3c1b62-5c3c-5b8e-9a4e-0d7e2c1f4a10', type, data, revision: 2,
+  metadata: { received_at: '2026-03-03T15:41:08.123Z', key_id: 'k1', request_id: 'r1', schema_version: 1, prev_hash: 'ab' }, ...extra,
+})
+
+t.test('a message per stored order event: type, acceptance time, account, order, event and its fields', async (t) => {
+  t.same(webhookMessage(stored('OrderAdded', payload('ORDER_ADD', 'ORD/1 x'))), {
+    type: 'order.added',
+    timestamp: '2026-03-03T15:41:08.123Z',
+    data: {
+      account: 'acme', order_id: 'ORD/1 x', event_type: 'OrderAdded', event_id: '6f3c1b62-5c3c-5b8e-9a4e-0d7e2c1f4a10', revision: 2,
+      event_date: '2025-01-01T00:00:00Z', customer: 'c-1', location: 'l-1', status: 'pending', address: '1 Main St', delivery_date: '2025-01-01T00:00:00Z',
+    },
+  })
+  t.match(webhookMessage(stored('OrderUpdated', payload('ORDER_UPDATE', 'ORD/1 x', 3))), { type: 'order.updated', data: { status: 'in_progress', address: '3 Side St' } })
+  t.match(webhookMessage(stored('OrderCanceled', payload('ORDER_CANCELED', 'ORD/1 x'))), { type: 'order.canceled', data: { reason: 'customer asked' } })
+  t.same(Object.keys(MESSAGE_TYPES), ['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
+})
+
+t.test('images are links to the read API with what checks their bytes, never the bytes', async (t) => {
+  const signature = { ...TEST_POD, sha256: 'b'.repeat(64), media_type: 'image/webp' as const }
+  const message = webhookMessage(stored('OrderCompleted', { ...payload('ORDER_COMPLETE', 'ORD/1 x'), signature }))
+  t.same(message.data['pod'], { url: '/v1/orders/ORD%2F1%20x/pod', sha256: 'a'.repeat(64), media_type: 'image/png', bytes: 68 })
+  t.same(message.data['signature'], { url: '/v1/orders/ORD%2F1%20x/signature', sha256: 'b'.repeat(64), media_type: 'image/webp', bytes: 68 })
+  t.equal(message.data['recipient'], 'R. Cipient')
+  const without = webhookMessage(stored('OrderCompleted', payload('ORDER_COMPLETE', 'ORD/1 x')))
+  t.notOk('signature' in without.data, 'no signature link when none was sent')
+  t.ok(JSON.stringify(message).length < 1000, 'small')
+})
+
+t.test('an event with no received_at is dated by its event_date; what is not an order event of a known type is refused', async (t) => {
+  t.equal(webhookMessage(stored('OrderCanceled', payload('ORDER_CANCELED', 'x'), { metadata: { prev_hash: null } })).timestamp, '2025-01-01T00:00:00Z')
+  t.throws(() => webhookMessage(stored('OrderShipped', {})), { name: 'TypeError', message: /not an order event this Waybill knows \(OrderShipped\)/ })
+  t.throws(() => webhookMessage(stored('KeyIssued', {}, { streamName: 'apikey-k1' })), TypeError)
+  t.throws(() => webhookMessage(stored('OrderAdded', payload('ORDER_ADD', 'x'), { metadata: { schema_version: 99, prev_hash: null } })), { name: 'NewerEventError' })
+})
