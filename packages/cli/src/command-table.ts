@@ -34,6 +34,10 @@ export const COMMANDS = {
     summary: 'export signed tree heads and the public key; verify the log, images and chains against them; rebuild the audit log',
     load: () => import('./commands/audit.js'),
   },
+  webhooks: {
+    summary: "add, list, disable, enable and remove webhook endpoints; rotate their secrets; read the delivery log; replay a range",
+    load: () => import('./commands/webhooks.js'),
+  },
   openapi: {
     summary: 'print the OpenAPI document the server serves (the typed client is generated from it)',
     load: () => import('./commands/openapi.js'),

@@ -1,15 +1,17 @@
 import { once } from 'node:events'
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import { isUp, LAG_COUNT_LIMIT, type Projector, type ProjectorStatus } from '@waybill/projector'
+import { metricsText, webhookMetrics, type WebhookDeliverer } from '@waybill/webhooks'
 
 /**
  * `waybill projector`'s own plain-HTTP listener, for probes and a scraper on a private network
  * (it binds WAYBILL_METRICS_HOST, loopback by default): `/healthz` (the process answers),
  * `/readyz` (the last batch of every projection reached the store), `/metrics` (each
- * projection's lag in events and whether it is up), in Prometheus' text format. It carries no
- * order data.
+ * projection's lag in events and whether it is up, each webhook endpoint's backlog and attempts),
+ * in Prometheus' text format. It carries no order data. A failing webhook endpoint does not make
+ * the projector unready: it is the receiver's state, reported by its own metrics.
  */
-export async function listenProjectorHealth(projector: Projector, port: number, host: string): Promise<Server> {
+export async function listenProjectorHealth(projector: Projector, webhooks: Pick<WebhookDeliverer, 'status'>, port: number, host: string): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0]
     if (request.method !== 'GET') {
@@ -21,7 +23,7 @@ export async function listenProjectorHealth(projector: Projector, port: number, 
       json(response, down === null ? 200 : 503, down === null ? { status: 'ready' }
         : { status: down.state, projection: down.name, ...(down.lastError === null ? {} : { error: down.lastError }) })
     } else if (path === '/metrics') {
-      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metrics(projector.status()))
+      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metrics(projector.status()) + metricsText(webhookMetrics(webhooks.status())))
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
     }

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { backoffDelay, siblingWorkerUrl, sleep, type BackoffPolicy, type EventStore } from '@waybill/event-store'
 import { isUp, WAKE_COALESCE_MS, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
+import type { WebhookEndpointStatus } from '@waybill/webhooks'
 import type { WaybillConfig } from './config.js'
 
 const WORKER_URL = siblingWorkerUrl('projector-worker', import.meta.url)
@@ -16,7 +17,7 @@ const STOP_TIMEOUT_MS = 5_000
 /** What the projector thread tells the main thread. */
 export type FromProjectorThread =
   | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly object: object; readonly message?: string }
-  | { readonly type: 'status'; readonly status: ProjectorStatus }
+  | { readonly type: 'status'; readonly status: ProjectorStatus; readonly webhooks: readonly WebhookEndpointStatus[] }
 
 /** What the main thread tells the projector thread. */
 export type ToProjectorThread = { readonly type: 'appended' } | { readonly type: 'stop' }
@@ -28,6 +29,8 @@ export interface ProjectorThread {
   up(): boolean
   /** The thread's last report, null before its first. */
   status(): ProjectorStatus | null
+  /** The webhook endpoints the thread delivers to, as it last reported them. */
+  webhooks(): readonly WebhookEndpointStatus[]
   /** Stops the projector after its batch in flight (signing the last tree head), then the thread. */
   stop(): Promise<void>
 }
@@ -44,6 +47,7 @@ export interface ProjectorThread {
 export function startProjectorThread(config: WaybillConfig, store: EventStore, log: ProjectorLogger): ProjectorThread {
   let worker: Worker | null = null
   let last: ProjectorStatus | null = null
+  let webhooks: readonly WebhookEndpointStatus[] = []
   let stopping: Promise<void> | null = null
   // Deaths in a row: back to 0 once a started thread reports its orders projection up.
   let deaths = 0
@@ -57,6 +61,7 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
       if (message.type === 'log') log[message.level](message.object, message.message)
       else {
         last = message.status
+        webhooks = message.webhooks
         if (isUp(message.status.orders)) deaths = 0
       }
     })
@@ -86,6 +91,7 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
     lag: () => last?.orders.lag ?? 0,
     up: () => worker !== null && last !== null && isUp(last.orders),
     status: () => last,
+    webhooks: () => webhooks,
     stop() {
       stopping ??= (async () => {
         unsubscribe?.()

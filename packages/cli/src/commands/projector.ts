@@ -1,19 +1,24 @@
 import { startProjector, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
+import { startWebhookDeliverer, type WebhookEndpointStatus } from '@waybill/webhooks'
 import { openAudit } from '../audit-setup.js'
 import { aborted, defineCommand, UsageError, type Output } from '../command.js'
 import { loadConfig } from '../config.js'
 import { openStore } from '../open-store.js'
 import { listenProjectorHealth } from '../projector-listener.js'
+import { deliverySettings } from '../webhook-settings.js'
 
 const HELP = `Usage: waybill projector [--batch-size <n>] [--status-every <seconds>]
 
 Runs the projector as its own process (so ingress and projector scale apart): two projections,
 the orders read model and the audit log (which signs the tree heads), each reading the event log
 from its own checkpoint, applying each batch and moving its checkpoint in one transaction,
-following new events, and retrying with back-off on its own while its store or file fails.
-Prints a status line per projection (state, checkpoint, head, lag in events) every
---status-every seconds (default 10). Serves /healthz, /readyz and /metrics (each projection's lag
-in events) on WAYBILL_PROJECTOR_PORT (default 9465) at WAYBILL_METRICS_HOST (default 127.0.0.1).
+following new events, and retrying with back-off on its own while its store or file fails. It
+also delivers the webhooks (\`waybill webhooks\`): run one projector per data directory, and
+\`waybill serve --no-projector\` beside it, so that one process delivers.
+Prints a status line per projection (state, checkpoint, head, lag in events) and per webhook
+endpoint every --status-every seconds (default 10). Serves /healthz, /readyz and /metrics (each
+projection's lag in events, each endpoint's backlog and attempts) on WAYBILL_PROJECTOR_PORT
+(default 9465) at WAYBILL_METRICS_HOST (default 127.0.0.1).
 SIGINT/SIGTERM stop it after the batches in flight.
 
   --batch-size <n>        events per transaction (default 1000)
@@ -33,11 +38,14 @@ export const command = defineCommand({
     const opened = await openStore(config)
     const audit = openAudit(config)
     if (audit.notice.length > 0) stdout.write(`${audit.notice.join('\n')}\n`)
-    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger: lineLogger(config.logLevel, stderr), audit: audit.options })
-    const timer = setInterval(() => stdout.write(statusLines(projector.status())), statusEvery * 1000)
-    const health = await listenProjectorHealth(projector, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
+    const logger = lineLogger(config.logLevel, stderr)
+    const projector = startProjector({ store: opened.store, dataDir: config.dataDir, batchSize, logger, audit: audit.options })
+    const webhooks = startWebhookDeliverer({ store: opened.store, dataDir: config.dataDir, logger, settings: deliverySettings(config) })
+    const timer = setInterval(() => stdout.write(statusLines(projector.status()) + webhookLines(webhooks.status())), statusEvery * 1000)
+    const stopBoth = () => Promise.all([projector.stop(), webhooks.stop()])
+    const health = await listenProjectorHealth(projector, webhooks, config.projectorPort, config.metrics.host).catch(async (error: unknown) => {
       clearInterval(timer)
-      await projector.stop()
+      await stopBoth()
       audit.close()
       await opened.close()
       throw error
@@ -48,7 +56,7 @@ export const command = defineCommand({
     await aborted(signal)
     clearInterval(timer)
     health.close()
-    await projector.stop()
+    await stopBoth()
     audit.close()
     await opened.close()
     return 0
@@ -62,6 +70,13 @@ function statusLines(status: ProjectorStatus): string {
   const { orders, audit } = status
   return line('orders', orders) + (audit === null ? ''
     : line('audit', audit, ` leaves ${audit.treeSize} signed ${audit.headSize ?? '-'}${audit.problem === null ? '' : ` PROBLEM: ${audit.problem}`}`))
+}
+
+/** One line per webhook endpoint: `projector: webhook ep_… enabled backlog 0 oldest - delivered 12 failed 1`. */
+function webhookLines(endpoints: readonly WebhookEndpointStatus[]): string {
+  return endpoints.map((endpoint) => `projector: webhook ${endpoint.id} ${endpoint.enabled ? 'enabled' : 'DISABLED'} backlog ${endpoint.backlog} `
+    + `oldest ${endpoint.oldestPendingAt ?? '-'} delivered ${endpoint.attempts.delivered} failed ${endpoint.attempts.failed + endpoint.attempts.timeout + endpoint.attempts.error}`
+    + `${endpoint.disabledReason === null ? '' : ` (${endpoint.disabledReason})`}\n`).join('')
 }
 
 /** JSON lines on stderr, like the server's pino output, without loading pino for three calls. */

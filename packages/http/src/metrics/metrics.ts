@@ -3,7 +3,9 @@ import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { WAYBILL_VERSION } from '@waybill/domain'
 import type { EventStore, StreamStore } from '@waybill/event-store'
+import type { WebhookEndpointStatus } from '@waybill/webhooks'
 import { timedAppends } from '../store/timed-appends.js'
+import { registerWebhookMetrics } from './webhook-gauges.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +33,8 @@ export interface ProjectorGauges {
   /** Events behind the head of the log. */
   lag(): number
   up(): boolean
+  /** The webhook endpoints it delivers to (docs/operations.md#metrics). */
+  webhooks?(): readonly WebhookEndpointStatus[]
 }
 
 export interface MetricsOptions {
@@ -116,6 +120,7 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
       registers: [registry],
       collect() { this.set(projector.up() ? 1 : 0) },
     })
+    if (projector.webhooks !== undefined) registerWebhookMetrics(registry, projector.webhooks.bind(projector))
   }
 
   return {
