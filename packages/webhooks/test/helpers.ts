@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks'
 import {
   eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type ImageRef, type OrderCommand, type WireEvent,
 } from '@waybill/domain'
-import { handleCommand, openSqliteEventStore, type SqliteEventStore } from '@waybill/event-store'
+import { handleCommand, openSqliteEventStore, type SqliteEventStore, type StreamStore } from '@waybill/event-store'
 
 interface Teardown {
   teardown(fn: () => unknown): void
@@ -43,7 +43,7 @@ export function payload(event: WireEvent, orderId: string, n = 0): Record<string
 }
 
 /** Sends one event through the real command handler and decider, as the ingress does; answers its id. */
-export async function send(store: SqliteEventStore, account: string, event: WireEvent, orderId: string, n = 0): Promise<string> {
+export async function send(store: StreamStore, account: string, event: WireEvent, orderId: string, n = 0): Promise<string> {
   const data = payload(event, orderId, n)
   const command = { type: event, data, eventId: eventIdFor(account, event, data) } as unknown as OrderCommand
   const result = await handleCommand(store, streamNameFor(account, orderId), orderDecider, command, {

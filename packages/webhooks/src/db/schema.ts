@@ -10,6 +10,9 @@ const WEBHOOKS_SCHEMA_VERSION = 1
  * attempt. A message is due (`due_at` set) only while it is the first undelivered message of its
  * order for its endpoint: the order's later messages wait behind it (`due_at` NULL). None of it
  * is derived from the log alone (secrets, delivery state), so the file is not rebuilt, only kept.
+ * `endpoints.pending` counts each endpoint's pending messages (`countPending`, db/queue.ts): the
+ * backlog is read every second, and counting the rows of a receiver down for days (millions)
+ * would cost the projector's thread a second each time.
  */
 const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -22,7 +25,8 @@ CREATE TABLE IF NOT EXISTS endpoints (
   disabled_at TEXT,
   disabled_reason TEXT,
   hold_until INTEGER,
-  last_success_at TEXT
+  last_success_at TEXT,
+  pending INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS secrets (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -4,6 +4,7 @@ import { WAYBILL_VERSION } from '@waybill/domain'
 import { backoffDelay, type BackoffPolicy, type EventStore } from '@waybill/event-store'
 import type { ProjectorLogger } from '@waybill/projector'
 import type { Endpoint } from '../endpoints/endpoint.js'
+import { readMessageEvent } from '../message/message-event.js'
 import { webhookMessage } from '../message/webhook-message.js'
 import { signatureHeader } from '../signing/sign.js'
 import type { DueMessage, Outbox, RetryPolicy } from './outbox.js'
@@ -111,11 +112,12 @@ export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
 
   const send = async (current: Endpoint, message: DueMessage): Promise<SendResult> => {
     // Read when sent, not when queued: the message is what the stored event says now.
-    const [event] = await options.store.readStream(message.stream, { fromRevision: message.revision, maxCount: 1 })
+    const [stored] = await options.store.readStream(message.stream, { fromRevision: message.revision, maxCount: 1 })
     let body: string
     try {
-      if (event?.id !== message.eventId) throw new Error(`event ${message.eventId} is not at revision ${message.revision} of ${message.stream}`)
-      body = JSON.stringify(webhookMessage(event))
+      if (stored?.id !== message.eventId) throw new Error(`event ${message.eventId} is not at revision ${message.revision} of ${message.stream}`)
+      const { envelope, event } = readMessageEvent(stored)
+      body = JSON.stringify(webhookMessage(envelope, event))
     } catch (error) {
       return { outcome: 'error', status: null, durationMs: 0, error: `no message could be made: ${(error as Error).message}` }
     }

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3'
 import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
 import { categoryOf, comparePositions, positionToString, type Position, type ProjectionEvent } from '@waybill/event-store'
 import type { AppliedCount } from '@waybill/projector'
-import { promoteHead, isHead } from '../db/queue.js'
+import { countPending, promoteHead, isHead } from '../db/queue.js'
 import { statement } from '../db/statement.js'
 import { endpointOf, endpointWants, type Endpoint, type EndpointRecord } from '../endpoints/endpoint.js'
 import { webhookIdFor } from '../signing/webhook-id.js'
@@ -52,7 +52,7 @@ export class Outbox {
   }
 
   endpoints(): Endpoint[] {
-    return statement<[], EndpointRecord>(this.db, 'SELECT * FROM endpoints ORDER BY created_at, id').all().map(endpointOf)
+    return statement<[], EndpointRecord>(this.db, 'SELECT * FROM endpoints ORDER BY created_at, rowid').all().map(endpointOf)
   }
 
   endpoint(id: string): Endpoint | null {
@@ -127,6 +127,7 @@ export class Outbox {
       promoteHead(this.db, endpoint.id, event.streamName, now)
       applied += 1
     }
+    countPending(this.db, endpoint.id, applied)
     const target = through !== null && (last === null || comparePositions(through, last) > 0) ? through : last
     if (target !== null && (stored === null || comparePositions(target, stored) > 0)) {
       statement(this.db, `INSERT INTO checkpoints (endpoint_id, commit_position, prepare_position, updated_at) VALUES (?, ?, ?, ?)
@@ -145,6 +146,7 @@ export class Outbox {
     const attempts = current.attempts + 1
     if (result.outcome === 'delivered') {
       statement(this.db, `UPDATE messages SET state = 'delivered', due_at = NULL, delivered_at = ?, attempts = ? WHERE seq = ?`).run(at, attempts, message.seq)
+      if (current.state === 'pending') countPending(this.db, endpoint.id, -1)
       statement(this.db, 'UPDATE endpoints SET last_success_at = ? WHERE id = ?').run(at, endpoint.id)
       promoteHead(this.db, endpoint.id, message.stream, now)
       return 'delivered'

@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3'
 import type { OrderEventType } from '@waybill/domain'
 import type { Position } from '@waybill/event-store'
 import { openWebhookDb } from '../db/open-db.js'
-import { promoteHead } from '../db/queue.js'
+import { countPending, promoteHead } from '../db/queue.js'
 import { statement } from '../db/statement.js'
 import { newSecret } from '../signing/secret.js'
 
@@ -109,7 +109,7 @@ export class WebhookAdmin {
    */
   replay(id: string | null, since: Date, until: Date | null): Replayed[] {
     if (id !== null) this.mustExist(id)
-    const ids = id !== null ? [id] : statement<[], { id: string }>(this.db, 'SELECT id FROM endpoints ORDER BY created_at, id').all().map((row) => row.id)
+    const ids = id !== null ? [id] : statement<[], { id: string }>(this.db, 'SELECT id FROM endpoints ORDER BY created_at, rowid').all().map((row) => row.id)
     const now = this.now()
     const to = until === null ? '9999-12-31T23:59:59.999Z' : until.toISOString()
     return this.db.transaction(() => ids.map((endpointId): Replayed => {
@@ -117,6 +117,7 @@ export class WebhookAdmin {
         SET state = 'pending', due_at = NULL, attempts = 0, delivered_at = NULL
         WHERE endpoint_id = ? AND state = 'delivered' AND received_at >= ? AND received_at < ? RETURNING stream`)
         .all(endpointId, since.toISOString(), to)
+      countPending(this.db, endpointId, streams.length)
       for (const stream of new Set(streams.map((row) => row.stream))) {
         // The replayed messages come before the order's later ones: only the first waits for a time.
         statement(this.db, `UPDATE messages SET due_at = NULL WHERE endpoint_id = @endpoint AND stream = @stream AND state = 'pending'

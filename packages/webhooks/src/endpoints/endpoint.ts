@@ -28,6 +28,7 @@ export interface EndpointRecord {
   readonly disabled_reason: string | null
   readonly hold_until: number | null
   readonly last_success_at: string | null
+  readonly pending: number
 }
 
 export function endpointOf(record: EndpointRecord): Endpoint {

@@ -31,7 +31,7 @@ export interface EndpointSummary {
 
 /** Every endpoint, oldest first. */
 export function listEndpoints(db: Database, now: number): EndpointSummary[] {
-  const records = statement<[], EndpointRecord>(db, 'SELECT * FROM endpoints ORDER BY created_at, id').all()
+  const records = statement<[], EndpointRecord>(db, 'SELECT * FROM endpoints ORDER BY created_at, rowid').all()
   return records.map((record) => {
     const endpoint = endpointOf(record)
     const backlog = backlogOf(db, endpoint.id)

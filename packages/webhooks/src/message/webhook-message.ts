@@ -1,5 +1,4 @@
-import { parseOrderStreamName, upcastOrderEvent, type ImageRef, type OrderEvent, type OrderEventType } from '@waybill/domain'
-import type { RecordedEvent } from '@waybill/event-store'
+import type { ImageRef, OrderEvent, OrderEventType } from '@waybill/domain'
 
 /** The `type` of each message, by the stored event it carries. */
 export const MESSAGE_TYPES: Readonly<Record<OrderEventType, string>> = {
@@ -30,33 +29,34 @@ export interface WebhookMessage {
   }
 }
 
-/** The event a message is made from: a stored event of an order stream, as `readStream` answers it. */
-export type MessageSource = Pick<RecordedEvent, 'streamName' | 'id' | 'type' | 'data' | 'metadata' | 'revision'>
+/** Where an event sits in the log: what a message says of it besides the event's own fields. */
+export interface MessageEnvelope {
+  readonly account: string
+  readonly orderId: string
+  readonly eventId: string
+  readonly revision: number
+  /** When Waybill accepted it; null for an event stored without it (then its `event_date` dates the message). */
+  readonly receivedAt: string | null
+}
 
 /**
- * The message that carries one stored order event to the operator's receivers: the one place
- * where an event becomes what leaves Waybill (docs/design.md#webhooks). It reads the event as
- * every fold does (`upcastOrderEvent`), so an older schema version is sent in today's shape; the
- * account and order come from the stream name; images become links to the read API. Every
- * delivery, retry and replay is made here from the event as stored at the time of sending, so
- * what this function makes of personal fields is what every receiver gets.
- * Throws for an event that is not an order event of a type this Waybill knows.
+ * The message that carries one order event to the operator's receivers: the one place where an
+ * event becomes what leaves Waybill (docs/design.md#webhooks). It takes the event's type and
+ * fields as they are given (`readMessageEvent` reads them from the stored event each time a
+ * message is sent), so what it is given of the personal fields is exactly what every receiver
+ * gets, on every attempt and replay. Images become links to the read API.
  */
-export function webhookMessage(stored: MessageSource): WebhookMessage {
-  const order = parseOrderStreamName(stored.streamName)
-  const event = upcastOrderEvent(stored)
-  if (order === null || event === null) throw new TypeError(`event ${stored.id} of ${stored.streamName} is not an order event this Waybill knows (${stored.type})`)
-  const receivedAt = stored.metadata['received_at']
+export function webhookMessage(envelope: MessageEnvelope, event: OrderEvent): WebhookMessage {
   return {
     type: MESSAGE_TYPES[event.type],
-    timestamp: typeof receivedAt === 'string' ? receivedAt : event.data.event_date,
+    timestamp: envelope.receivedAt ?? event.data.event_date,
     data: {
-      account: order.account,
-      order_id: order.orderId,
+      account: envelope.account,
+      order_id: envelope.orderId,
       event_type: event.type,
-      event_id: stored.id,
-      revision: stored.revision,
-      ...fieldsOf(event, order.orderId),
+      event_id: envelope.eventId,
+      revision: envelope.revision,
+      ...fieldsOf(event, envelope.orderId),
     },
   }
 }

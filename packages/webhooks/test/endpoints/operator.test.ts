@@ -1,3 +1,5 @@
+import { join } from 'node:path'
+import Sqlite from 'better-sqlite3'
 import t, { type Test } from 'tap'
 import { DeliveryLog, startWebhookDeliverer, UnknownEndpointError, WebhookAdmin } from '../../src/index.js'
 import { eventually, send, startReceiver, storeDir } from '../helpers.js'
@@ -14,6 +16,18 @@ async function setUp(t: Test) {
   return { dir, store, admin, log, running }
 }
 
+/** Each endpoint's pending messages counted row by row, to hold the kept count (the listings' backlog) against. */
+function countedBacklogs(dir: string): Record<string, number> {
+  const db = new Sqlite(join(dir, 'webhooks.sqlite'), { readonly: true })
+  try {
+    const rows = db.prepare(`SELECT e.id, (SELECT COUNT(*) FROM messages m WHERE m.endpoint_id = e.id AND m.state = 'pending') AS n FROM endpoints e`).all() as Array<{ id: string; n: number }>
+    return Object.fromEntries(rows.map((row) => [row.id, row.n]))
+  } finally {
+    db.close()
+  }
+}
+const keptBacklogs = (log: DeliveryLog): Record<string, number> => Object.fromEntries(log.endpoints().map((e) => [e.id, e.backlog]))
+
 t.test('410 Gone disables the endpoint at once; enable resumes with the message that was refused', async (t) => {
   const { store, admin, log, running } = await setUp(t)
   const receiver = await startReceiver(t, (n) => n === 1 ? 410 : 204)
@@ -23,6 +37,8 @@ t.test('410 Gone disables the endpoint at once; enable resumes with the message 
   await send(store, 'acme', 'ORDER_UPDATE', 'a', 1)
   await send(store, 'acme', 'ORDER_COMPLETE', 'a', 2)
   await eventually('disabled', () => log.endpoint(id)?.state === 'disabled')
+  // The third event may be queued after the second's 410.
+  await eventually('the third event queued', () => log.endpoint(id)?.backlog === 2)
   t.equal(receiver.requests.length, 2, 'nothing sent after the 410')
   t.match(log.endpoint(id), { state: 'disabled', disabled_reason: /^the receiver answered 410 Gone \(msg_/, backlog: 2, last_success_at: /^20/ })
   await eventually('reported', () => running.status()[0]?.enabled === false)
@@ -34,7 +50,7 @@ t.test('410 Gone disables the endpoint at once; enable resumes with the message 
 })
 
 t.test('an endpoint failing for its whole schedule is disabled and says why; enable starts a fresh schedule', async (t) => {
-  const { store, admin, log } = await setUp(t)
+  const { dir, store, admin, log } = await setUp(t)
   let failing = true
   const receiver = await startReceiver(t, () => failing ? { status: 503, body: 'down for maintenance\n' } : 200)
   const { id, secret } = admin.add({ url: new URL(receiver.url), account: null, events: null, head: null })
@@ -53,10 +69,11 @@ t.test('an endpoint failing for its whole schedule is disabled and says why; ena
   await send(store, 'acme', 'ORDER_UPDATE', 'a', 1)
   await eventually('queued while disabled', () => log.endpoint(id)?.backlog === 1)
   t.equal(receiver.requests.length, 5, 'a disabled endpoint is sent nothing')
+  t.same(keptBacklogs(log), countedBacklogs(dir), 'the backlog kept is the backlog counted')
 })
 
 t.test('replay sends a range again with the same ids, in order, before what waits; every endpoint when none is named', async (t) => {
-  const { store, admin, log } = await setUp(t)
+  const { dir, store, admin, log } = await setUp(t)
   const one = await startReceiver(t)
   const two = await startReceiver(t)
   const first = admin.add({ url: new URL(one.url), account: null, events: null, head: null })
@@ -72,12 +89,15 @@ t.test('replay sends a range again with the same ids, in order, before what wait
   await eventually('sent', () => one.requests.length === 3 && two.requests.length === 3)
 
   t.same(admin.replay(first.id, new Date(0), middle), [{ endpointId: first.id, messages: 2 }])
+  t.same(keptBacklogs(log), countedBacklogs(dir), 'a replay counts its messages pending again')
   await eventually('replayed', () => one.requests.length === 5)
   t.same(one.requests.slice(3).map((r) => r.headers['webhook-id']), one.requests.slice(0, 2).map((r) => r.headers['webhook-id']), 'the same ids, in order')
   t.equal(two.requests.length, 3, 'only the endpoint named')
   t.same(admin.replay(null, middle, null), [{ endpointId: first.id, messages: 1 }, { endpointId: second.id, messages: 1 }])
   await eventually('replayed', () => one.requests.length === 6 && two.requests.length === 4)
   t.equal(two.requests[3]?.message?.data.order_id, 'b')
+  await eventually('delivered again', () => log.endpoints().every((e) => e.backlog === 0))
+  t.same(keptBacklogs(log), countedBacklogs(dir), 'and their deliveries count them out')
   t.throws(() => admin.replay('ep_nope', middle, null), UnknownEndpointError)
 })
 

@@ -1,5 +1,7 @@
 import t from 'tap'
-import { MESSAGE_TYPES, webhookMessage, type MessageSource } from '../../src/index.js'
+import type { OrderEvent } from '@waybill/domain'
+import { MESSAGE_TYPES, webhookMessage, type WebhookMessage } from '../../src/index.js'
+import { readMessageEvent, type MessageSource } from '../../src/message/message-event.js'
 import { payload, TEST_POD } from '../helpers.js'
 
 const stored = (type: string, data: Record<string, unknown>, extra: Partial<MessageSource> = {}): MessageSource => ({
@@ -7,8 +9,14 @@ const stored = (type: string, data: Record<string, unknown>, extra: Partial<Mess
   metadata: { received_at: '2026-03-03T15:41:08.123Z', key_id: 'k1', request_id: 'r1', schema_version: 1, prev_hash: 'ab' }, ...extra,
 })
 
+/** What the deliverer sends for a stored event: read, then made into a message. */
+function messageOf(source: MessageSource): WebhookMessage {
+  const { envelope, event } = readMessageEvent(source)
+  return webhookMessage(envelope, event)
+}
+
 t.test('a message per stored order event: type, acceptance time, account, order, event and its fields', async (t) => {
-  t.same(webhookMessage(stored('OrderAdded', payload('ORDER_ADD', 'ORD/1 x'))), {
+  t.same(messageOf(stored('OrderAdded', payload('ORDER_ADD', 'ORD/1 x'))), {
     type: 'order.added',
     timestamp: '2026-03-03T15:41:08.123Z',
     data: {
@@ -16,25 +24,35 @@ t.test('a message per stored order event: type, acceptance time, account, order,
       event_date: '2025-01-01T00:00:00Z', customer: 'c-1', location: 'l-1', status: 'pending', address: '1 Main St', delivery_date: '2025-01-01T00:00:00Z',
     },
   })
-  t.match(webhookMessage(stored('OrderUpdated', payload('ORDER_UPDATE', 'ORD/1 x', 3))), { type: 'order.updated', data: { status: 'in_progress', address: '3 Side St' } })
-  t.match(webhookMessage(stored('OrderCanceled', payload('ORDER_CANCELED', 'ORD/1 x'))), { type: 'order.canceled', data: { reason: 'customer asked' } })
+  t.match(messageOf(stored('OrderUpdated', payload('ORDER_UPDATE', 'ORD/1 x', 3))), { type: 'order.updated', data: { status: 'in_progress', address: '3 Side St' } })
+  t.match(messageOf(stored('OrderCanceled', payload('ORDER_CANCELED', 'ORD/1 x'))), { type: 'order.canceled', data: { reason: 'customer asked' } })
   t.same(Object.keys(MESSAGE_TYPES), ['OrderAdded', 'OrderUpdated', 'OrderCompleted', 'OrderCanceled'])
 })
 
 t.test('images are links to the read API with what checks their bytes, never the bytes', async (t) => {
   const signature = { ...TEST_POD, sha256: 'b'.repeat(64), media_type: 'image/webp' as const }
-  const message = webhookMessage(stored('OrderCompleted', { ...payload('ORDER_COMPLETE', 'ORD/1 x'), signature }))
+  const message = messageOf(stored('OrderCompleted', { ...payload('ORDER_COMPLETE', 'ORD/1 x'), signature }))
   t.same(message.data['pod'], { url: '/v1/orders/ORD%2F1%20x/pod', sha256: 'a'.repeat(64), media_type: 'image/png', bytes: 68 })
   t.same(message.data['signature'], { url: '/v1/orders/ORD%2F1%20x/signature', sha256: 'b'.repeat(64), media_type: 'image/webp', bytes: 68 })
   t.equal(message.data['recipient'], 'R. Cipient')
-  const without = webhookMessage(stored('OrderCompleted', payload('ORDER_COMPLETE', 'ORD/1 x')))
+  const without = messageOf(stored('OrderCompleted', payload('ORDER_COMPLETE', 'ORD/1 x')))
   t.notOk('signature' in without.data, 'no signature link when none was sent')
   t.ok(JSON.stringify(message).length < 1000, 'small')
 })
 
+t.test('the message carries the fields it is given, and nothing of the stored event besides its place in the log', async (t) => {
+  // The seam a caller that changes the fields (opening sealed ones, or their erased form) feeds.
+  const envelope = { account: 'acme', orderId: 'D-1', eventId: 'e-1', revision: 0, receivedAt: '2026-03-03T15:41:08.123Z' }
+  const given = { type: 'OrderAdded', data: { ...payload('ORDER_ADD', 'D-1'), customer: '(erased)', location: '(erased)', address: '(erased)' } } as OrderEvent
+  const message = webhookMessage(envelope, given)
+  t.match(message.data, { customer: '(erased)', location: '(erased)', address: '(erased)', status: 'pending' })
+  t.notMatch(JSON.stringify(message), /c-1|l-1|1 Main St/, 'no value the caller did not give')
+  t.same(Object.keys(message.data).slice(0, 5), ['account', 'order_id', 'event_type', 'event_id', 'revision'])
+})
+
 t.test('an event with no received_at is dated by its event_date; what is not an order event of a known type is refused', async (t) => {
-  t.equal(webhookMessage(stored('OrderCanceled', payload('ORDER_CANCELED', 'x'), { metadata: { prev_hash: null } })).timestamp, '2025-01-01T00:00:00Z')
-  t.throws(() => webhookMessage(stored('OrderShipped', {})), { name: 'TypeError', message: /not an order event this Waybill knows \(OrderShipped\)/ })
-  t.throws(() => webhookMessage(stored('KeyIssued', {}, { streamName: 'apikey-k1' })), TypeError)
-  t.throws(() => webhookMessage(stored('OrderAdded', payload('ORDER_ADD', 'x'), { metadata: { schema_version: 99, prev_hash: null } })), { name: 'NewerEventError' })
+  t.equal(messageOf(stored('OrderCanceled', payload('ORDER_CANCELED', 'x'), { metadata: { prev_hash: null } })).timestamp, '2025-01-01T00:00:00Z')
+  t.throws(() => readMessageEvent(stored('OrderShipped', {})), { name: 'TypeError', message: /not an order event this Waybill knows \(OrderShipped\)/ })
+  t.throws(() => readMessageEvent(stored('KeyIssued', {}, { streamName: 'apikey-k1' })), TypeError)
+  t.throws(() => readMessageEvent(stored('OrderAdded', payload('ORDER_ADD', 'x'), { metadata: { schema_version: 99, prev_hash: null } })), { name: 'NewerEventError' })
 })
