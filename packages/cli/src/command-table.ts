@@ -25,7 +25,7 @@ export const COMMANDS = {
     load: () => import('./commands/compact.js'),
   },
   verify: { summary: 'check the log, every hash chain, and that the read model matches the log', load: () => import('./commands/verify.js') },
-  projector: { summary: 'run the projector (orders read model, audit log) as its own process', load: () => import('./commands/projector.js') },
+  projector: { summary: 'run the projector (orders read model, audit log) and the webhook deliveries as their own process', load: () => import('./commands/projector.js') },
   store: {
     summary: 'check that the configured event store keeps every promise Waybill relies on (store check)',
     load: () => import('./commands/store.js'),
