@@ -31,8 +31,16 @@ export const COMMANDS = {
     load: () => import('./commands/store.js'),
   },
   audit: {
-    summary: 'export signed tree heads and the public key; verify the log, images and chains against them; rebuild the audit log',
+    summary: 'export signed tree heads and the public keys; verify the log, images and chains against them; rebuild the audit log; rotate the signing key',
     load: () => import('./commands/audit.js'),
+  },
+  backup: {
+    summary: 'an online, incremental backup of the log, its images, heads and public keys (never the private key) into a directory',
+    load: () => import('./commands/backup.js'),
+  },
+  restore: {
+    summary: 'restore a backup, whole or up to a time or position, into an empty data directory, rebuild and verify it',
+    load: () => import('./commands/restore.js'),
   },
   webhooks: {
     summary: "add, list, disable, enable and remove webhook endpoints; rotate their secrets; read the delivery log; replay a range",

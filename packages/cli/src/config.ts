@@ -98,7 +98,7 @@ export const CONFIG_SCHEMA = {
     WAYBILL_METRICS_HOST: text(
       'address that the `/metrics` listener and `waybill projector`\'s health listener bind; loopback unless a private network needs it', '127.0.0.1'),
     WAYBILL_PROJECTOR_PORT: port(
-      '`waybill projector`\'s plain-HTTP listener: `/healthz`, `/readyz` (the store answers), `/metrics` (lag in events)', 9465),
+      '`waybill projector`\'s plain-HTTP listener: `/healthz`, `/readyz` (its projections up and moving), `/metrics`', 9465),
     WAYBILL_MAX_CONNECTIONS: count('open connections each listener holds at most; past it new ones are refused', 4096),
     WAYBILL_MAX_CONNECTIONS_PER_ADDRESS: count('open connections one client address may hold on each listener (a trusted proxy is not counted); past it its new ones are closed', 256),
     WAYBILL_MAX_PLAIN_CONNECTIONS: count('plain-HTTP connections open at once (each is answered `insecure_connection` and closed a second later); at most a quarter of `WAYBILL_MAX_CONNECTIONS` counts', 64),

@@ -20,5 +20,18 @@ process.umask(0o077)
 const world = { env: process.env, stdout: process.stdout, stderr: process.stderr, signal: new AbortController().signal }
 // serve and projector stop on SIGINT/SIGTERM: in-flight work finishes, within 10 s.
 process.exitCode = await dispatch(process.argv.slice(2), world, {
-  runLong: (run) => stopOnSignals(run, { log: (line) => process.stderr.write(`${line}\n`) }),
+  runLong: async (run) => stopOnSignals(run, { log: await stopLog() }),
 })
+
+/**
+ * Where serve and projector say why they stop: text on a terminal; elsewhere a JSON line in their
+ * log's format, so that a log collector merging stdout and stderr reads one format. On stderr, by
+ * descriptor (logDestination), so that it is written even when stdout's reader has gone away.
+ * Loaded only by these two commands, which load the log format anyway.
+ */
+async function stopLog(): Promise<(line: string, level: 'info' | 'error', error?: Error) => void> {
+  if (process.stderr.isTTY) return (line) => process.stderr.write(`${line}\n`)
+  const { createLogger, logDestination } = await import('@waybill/http/observability')
+  const log = createLogger({ level: 'info', destination: logDestination(2) })
+  return (line, level, error) => log[level](error === undefined ? {} : { err: error }, line)
+}

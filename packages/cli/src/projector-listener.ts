@@ -1,17 +1,36 @@
 import { once } from 'node:events'
 import { createServer, type Server, type ServerResponse } from 'node:http'
-import { isUp, LAG_COUNT_LIMIT, type Projector, type ProjectorStatus } from '@waybill/projector'
-import { metricsText, webhookMetrics, type WebhookDeliverer } from '@waybill/webhooks'
+import { processRegistry, registerDataMetrics, registerOperationMetrics, registerProjectorMetrics, registerWebhookMetrics } from '@waybill/http/observability'
+import { isUp, stallWatch, type HeadStore, type Projector, type ProjectorStatus } from '@waybill/projector'
+import type { WebhookDeliverer } from '@waybill/webhooks'
+
+export interface ProjectorListenerOptions {
+  readonly port: number
+  readonly host: string
+  /** Its data directory: free space and sizes, and the operators' runs, in /metrics. */
+  readonly dataDir: string
+  /** The kept heads: the latest one's size and age, in /metrics. */
+  readonly heads: HeadStore
+  /** The webhook deliverer of this process: each endpoint's backlog and attempts, in /metrics. */
+  readonly webhooks: Pick<WebhookDeliverer, 'status'>
+}
 
 /**
  * `waybill projector`'s own plain-HTTP listener, for probes and a scraper on a private network
  * (it binds WAYBILL_METRICS_HOST, loopback by default): `/healthz` (the process answers),
- * `/readyz` (the last batch of every projection reached the store), `/metrics` (each
- * projection's lag in events and whether it is up, each webhook endpoint's backlog and attempts),
- * in Prometheus' text format. It carries no order data. A failing webhook endpoint does not make
- * the projector unready: it is the receiver's state, reported by its own metrics.
+ * `/readyz` (every projection's last batch reached its file, and none is stuck with events
+ * waiting; else 503 with the reasons), `/metrics` (the projections' and the webhook endpoints'
+ * metrics, with the names `waybill serve` gives them, in Prometheus' text format). It carries no
+ * order data. A failing webhook endpoint does not make the projector unready: it is the
+ * receiver's state, which its own metrics report.
  */
-export async function listenProjectorHealth(projector: Projector, webhooks: Pick<WebhookDeliverer, 'status'>, port: number, host: string): Promise<Server> {
+export async function listenProjectorHealth(projector: Projector, options: ProjectorListenerOptions): Promise<Server> {
+  const registry = processRegistry()
+  registerProjectorMetrics(registry, { status: () => projector.status(), heads: options.heads })
+  registerDataMetrics(registry, { dataDir: options.dataDir })
+  registerOperationMetrics(registry, options.dataDir)
+  registerWebhookMetrics(registry, () => options.webhooks.status())
+  const notReady = readinessOf(projector)
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0]
     if (request.method !== 'GET') {
@@ -19,16 +38,18 @@ export async function listenProjectorHealth(projector: Projector, webhooks: Pick
     } else if (path === '/healthz') {
       json(response, 200, { status: 'ok' })
     } else if (path === '/readyz') {
-      const down = firstDown(projector.status())
-      json(response, down === null ? 200 : 503, down === null ? { status: 'ready' }
-        : { status: down.state, projection: down.name, ...(down.lastError === null ? {} : { error: down.lastError }) })
+      const reasons = notReady()
+      json(response, reasons.length === 0 ? 200 : 503, reasons.length === 0 ? { status: 'ready' } : { status: 'not_ready', reasons })
     } else if (path === '/metrics') {
-      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metrics(projector.status()) + metricsText(webhookMetrics(webhooks.status())))
+      registry.metrics().then(
+        (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        () => response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
+      )
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
     }
   })
-  server.listen(port, host)
+  server.listen(options.port, options.host)
   await once(server, 'listening')
   return server
 }
@@ -37,31 +58,23 @@ function json(response: ServerResponse, status: number, body: object): void {
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
 }
 
-/** The first projection whose last batch did not commit, with its name; null when all are up. */
-function firstDown(status: ProjectorStatus): { name: string; state: string; lastError: string | null } | null {
-  if (!isUp(status.orders)) return { name: 'orders', ...status.orders }
-  if (status.audit !== null && !isUp(status.audit)) return { name: 'audit', ...status.audit }
-  return null
-}
-
 /**
- * The orders read model keeps the unlabelled names it always had (dashboards and serve's
- * `/metrics` read them); the audit log, a projection of its own, has its own names.
+ * Why the projector is not ready, if it is not: a projection whose last batch did not commit
+ * (starting, retrying: with its last error, this listener being private), or one that is up
+ * but stuck with events waiting (`stallWatch`).
  */
-function metrics(status: ProjectorStatus): string {
-  const gauge = (name: string, help: string, value: number, type = 'gauge'): string[] =>
-    [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`]
-  const { orders, audit } = status
-  return [
-    ...gauge('waybill_projector_lag_events', `Events in the log after the orders read model's checkpoint (counted up to ${LAG_COUNT_LIMIT}).`, orders.lag),
-    ...gauge('waybill_projector_applied_events_total', 'Order events applied to the read model since the process started.', orders.appliedEvents, 'counter'),
-    ...gauge('waybill_projector_up', '1 while the orders projection reads the store without failing, 0 while it retries.', isUp(orders) ? 1 : 0),
-    ...(audit === null ? [] : [
-      ...gauge('waybill_audit_lag_events', `Events in the log after the audit log's checkpoint (counted up to ${LAG_COUNT_LIMIT}).`, audit.lag),
-      ...gauge('waybill_audit_up', '1 while the audit log projection reads the store without failing, 0 while it retries.', isUp(audit) ? 1 : 0),
-      ...gauge('waybill_audit_leaves', 'Leaves in the audit log (order events, in log order).', audit.treeSize),
-      ...gauge('waybill_audit_signing_blocked', '1 while no head is signed because the audit log disagrees with a kept head (see the log).', audit.problem === null ? 0 : 1),
-    ]),
-    '',
-  ].join('\n')
+function readinessOf(projector: Projector): () => string[] {
+  const stalls = stallWatch()
+  return () => {
+    const status: ProjectorStatus = projector.status()
+    const reasons: string[] = []
+    for (const [name, s] of [['orders', status.orders], ['audit', status.audit]] as const) {
+      if (s !== null && !isUp(s)) reasons.push(`${name} projection ${s.state}${s.lastError === null ? '' : `: ${s.lastError}`}`)
+    }
+    for (const stall of stalls(status)) {
+      const s = stall.projection === 'orders' ? status.orders : status.audit
+      if (s !== null && isUp(s)) reasons.push(stall.reason)
+    }
+    return reasons
+  }
 }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { backoffDelay, siblingWorkerUrl, sleep, type BackoffPolicy, type EventStore } from '@waybill/event-store'
-import { isUp, WAKE_COALESCE_MS, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
+import { isUp, WAKE_COALESCE_MS, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
 import type { WebhookEndpointStatus } from '@waybill/webhooks'
 import type { WaybillConfig } from './config.js'
 
@@ -27,7 +27,10 @@ export interface ProjectorThread {
   lag(): number
   /** Whether the thread runs and its orders projection last read the store without failing. */
   up(): boolean
-  /** The thread's last report, null before its first. */
+  /**
+   * The thread's last report, null before its first. While no thread runs (it ended and waits to
+   * be started again), every projection is reported retrying: nothing is projected then.
+   */
   status(): ProjectorStatus | null
   /** The webhook endpoints the thread delivers to, as it last reported them. */
   webhooks(): readonly WebhookEndpointStatus[]
@@ -90,7 +93,11 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
   return {
     lag: () => last?.orders.lag ?? 0,
     up: () => worker !== null && last !== null && isUp(last.orders),
-    status: () => last,
+    status: () => {
+      if (last === null || worker !== null || stopping !== null) return last
+      const down = <S extends ProjectionStatus>(s: S): S => ({ ...s, state: 'retrying', lastError: 'the projector thread ended; it is being started again' })
+      return { orders: down(last.orders), audit: last.audit === null ? null : down(last.audit) }
+    },
     webhooks: () => webhooks,
     stop() {
       stopping ??= (async () => {

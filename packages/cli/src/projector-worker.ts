@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { startProjector, storeEventSource, type ProjectorLogger } from '@waybill/projector'
 import { startWebhookDeliverer } from '@waybill/webhooks'
-import { openAudit } from './audit-setup.js'
+import { openSigning } from './audit-setup.js'
 import type { WaybillConfig } from './config.js'
 import { openStore } from './open-store.js'
 import type { FromProjectorThread, ToProjectorThread } from './projector-thread.js'
@@ -25,7 +25,9 @@ const logger: ProjectorLogger = {
 // Only a read connection's worth of the store is used: the projector never appends, so the
 // inline writer (no thread of its own) is enough.
 const opened = await openStore(config, { writer: 'inline' })
-const audit = openAudit(config)
+// Its process checked the key at start; a key that no longer fits (rotated elsewhere) stops the
+// signing only, said in the status, while the orders projection runs on.
+const audit = openSigning(config, { refuse: false })
 // This thread's store sees none of the appends: the main thread passes on its notices, already
 // coalesced, to each projection's source, which wakes at once on each.
 const notices = new Set<() => void>()

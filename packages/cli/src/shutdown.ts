@@ -4,7 +4,8 @@ import closeWithGrace from 'close-with-grace'
 export interface StopOptions {
   /** How long closing may take before the process exits regardless (default 10 s). */
   readonly delayMs?: number
-  readonly log?: (line: string) => void
+  /** Told why the process stops: a signal (`info`) or an uncaught error (`error`, with it). */
+  readonly log?: (line: string, level: 'info' | 'error', error?: Error) => void
 }
 
 /**
@@ -21,8 +22,8 @@ export function stopOnSignals(run: (signal: AbortSignal) => Promise<number>, opt
   let running: Promise<number> | null = null
   // Not on 'beforeExit': a command that ends on its own sets its own exit code.
   const grace = closeWithGrace({ delay: options.delayMs ?? 10_000, skip: ['beforeExit'] }, async ({ signal, err }) => {
-    if (err !== undefined) options.log?.(`waybill: closing after an uncaught error: ${err.message}`)
-    else if (signal !== undefined) options.log?.(`waybill: ${signal} received, finishing in-flight requests`)
+    if (err !== undefined) options.log?.(`waybill: closing after an uncaught error: ${err.message}`, 'error', err)
+    else if (signal !== undefined) options.log?.(`waybill: ${signal} received, finishing in-flight requests`, 'info')
     controller.abort(signal ?? err)
     await running
   })

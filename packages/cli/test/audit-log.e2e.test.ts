@@ -7,6 +7,7 @@ import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { eventIdFor, orderDecider, SCHEMA_VERSION, streamNameFor, type OrderCommand, type WireEvent } from '@waybill/domain'
 import { handleCommand, hashEvent, openFileBlobStore, openSqliteEventStore } from '@waybill/event-store'
+import { readOperation } from '@waybill/http/operation-status'
 import { runWaybill, startWaybill } from '../src/testing.js'
 
 // The smallest valid PNG (1x1): the proof of delivery of A-1.
@@ -124,6 +125,7 @@ t.test('the tamper test: "Jane Doe" becomes "John Roe", hashes and chain rewritt
   const rebuildAudit = await waybill(dir, ['audit', 'rebuild'])
   t.equal(rebuildAudit.code, 0, 'with its heads deleted, the data dir no longer refuses an audit rebuild; the kept head still does the catching')
   t.match(rebuildAudit.stdout, /rebuilt the audit log: 6 events in .*; 6 leaves agree with 0 kept head\(s\); now serving .*audit-log\.\d{8}T\d+Z-\d+\.sqlite/)
+  t.match(await readOperation(dir, 'audit-rebuild'), { state: 'succeeded', done: 6, total: 6, detail: /^6 events in / }, 'its run is in its status file, for /metrics')
 })
 
 t.test('audit rebuild checks the rebuilt tree against the kept heads: a rewritten event is refused, the live audit log kept', async (t) => {
@@ -138,6 +140,7 @@ t.test('audit rebuild checks the rebuilt tree against the kept heads: a rewritte
   const refused = await waybill(dir, ['audit', 'rebuild'])
   t.equal(refused.code, 1, refused.stdout)
   t.match(refused.stderr, /audit rebuild refused: the rebuilt audit tree's root at size \d+ is [0-9a-f]{64}, but the head signed .* says [0-9a-f]{64}: the log was changed/)
+  t.match(await readOperation(dir, 'audit-rebuild'), { state: 'failed', detail: /the log was changed/, last_success: null }, 'a refused rebuild is a failed operation')
   t.notOk(existsSync(join(dir, 'audit-log.current')), 'the live audit log stays the one in use')
   t.equal((await waybill(dir, ['audit', 'verify'])).code, 1, 'and audit verify, from the log, says the same')
 })
@@ -180,7 +183,7 @@ t.test('an auditor verifies a copy with the public key they pinned, no private k
   await writeFile(pinnedJson, (await waybill(base, ['audit', 'public-key'])).stdout)
   const withJson = await runWaybill(['audit', 'verify', '--head', kept, '--public-key', pinnedJson], { env: { ...env(base), ...noKey } })
   t.equal(withJson.code, 0, withJson.stdout + withJson.stderr)
-  t.match(withJson.stdout, /heads checked against key [0-9a-f]{16} \(--public-key\)/)
+  t.match(withJson.stdout, /heads checked, each against the key it names: \d+ .*keys believed: [0-9a-f]{16} \(--public-key, and the keys they vouched for\)/)
   const pinnedPem = join(root, 'pinned.pem')
   await writeFile(pinnedPem, (JSON.parse(await readFile(pinnedJson, 'utf8')) as { public_key_pem: string }).public_key_pem)
   t.equal((await runWaybill(['audit', 'verify', '--public-key', pinnedPem], { env: { ...env(base), ...noKey } })).code, 0, 'a PEM works too')
@@ -203,7 +206,10 @@ t.test('usage: a subcommand is needed; a head file must hold a head; no key is m
   const refused = await waybill(base, ['audit', 'verify', '--head', junk])
   t.equal(refused.code, 2)
   t.match(refused.stderr, /not a signed tree head/)
-  const keyless = await runWaybill(['audit', 'public-key'], { env: { ...env(base), WAYBILL_AUDIT_KEY_DIR: join(root, 'nokey') } })
+  const empty = join(root, 'empty')
+  await mkdir(empty)
+  const keyless = await runWaybill(['audit', 'public-key'], { env: { ...env(empty), WAYBILL_AUDIT_KEY_DIR: join(root, 'nokey') } })
   t.equal(keyless.code, 1)
-  t.match(keyless.stderr, /no tree-head signing key in .*nokey/)
+  t.match(keyless.stderr, /no tree-head key is recorded in .*empty\/audit-heads\.sqlite yet/)
+  t.notOk(existsSync(join(root, 'nokey')), 'and no key was made')
 })

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
+import { readOperation } from '@waybill/http/operation-status'
 import { runWaybill } from '../src/testing.js'
 import { seeded } from './seeded-store.js'
 
@@ -38,6 +39,10 @@ t.test('rebuild builds the model, then verify passes; tampering with one stored 
   t.equal(rebuilt.code, 0, rebuilt.stderr)
   t.match(rebuilt.stdout, /rebuilt orders: 6 events in [\d.]+ s \(\d+ events\/s\)/)
   t.match(rebuilt.stderr, /100\.0% 6\/6 events/, 'plain progress lines when not on a terminal')
+  // What /metrics reports of it: its status file in the data dir.
+  const status = await readOperation(dataDir, 'rebuild')
+  t.match(status, { operation: 'rebuild', state: 'succeeded', detail: /^6 events in [\d.]+ s/, finished_at: String, last_success: { started_at: String, finished_at: String } })
+  t.equal(status?.last_success?.finished_at, status?.finished_at, 'this run is the last success')
   const clean = await waybill(dataDir, ['verify'])
   t.equal(clean.code, 0, clean.stdout + clean.stderr)
   t.match(clean.stdout, /streams: 4, events: 6/)
@@ -81,8 +86,10 @@ t.test('compact: unnamed images set aside, then deleted a grace later; a dry run
   t.equal(dry.code, 0, dry.stderr)
   t.match(dry.stdout, /^images: 1 would be set aside, 0 would be deleted \(0 bytes\), 0 would be put back\nread model: \d+ of \d+ pages free \(\d+%\); left as it is\n$/)
   t.ok(existsSync(orphan), 'the dry run moved nothing')
+  t.equal(await readOperation(dataDir, 'compact'), null, 'a dry run is no operation of record')
   const first = await waybill(dataDir, ['compact', '--grace', '0s'])
   t.match(first.stdout, /^images: 1 set aside, 0 deleted \(0 bytes\), 0 put back\n/)
+  t.match(await readOperation(dataDir, 'compact'), { operation: 'compact', state: 'succeeded', detail: /^images: 1 set aside, .*; read model: \d+ of \d+ pages free/ }, 'the run is in its status file')
   t.notOk(existsSync(orphan))
   const second = await waybill(dataDir, ['compact', '--grace', '0s'])
   t.match(second.stdout, /^images: 0 set aside, 1 deleted \(23 bytes\), 0 put back\n/)

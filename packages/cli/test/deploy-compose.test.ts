@@ -112,7 +112,9 @@ t.test('Prometheus scrapes every metrics listener, in compose and in Kubernetes'
     ...(job.dns_sd_configs as Doc[] | undefined ?? []).flatMap((d) => (d.names as string[]).map((n) => `${n}:${d.port as number}`)),
   ]).sort()
   t.same(targets, [`ingress:${loadConfig(serviceEnv('ingress')).metrics.port}`, `projector:${loadConfig(serviceEnv('projector')).projectorPort}`, `reader:${loadConfig(serviceEnv('reader')).metrics.port}`])
-  t.match(services.prometheus!.volumes, ['./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro'])
+  t.same(services.prometheus!.volumes, ['./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro', './prometheus/alerts.yaml:/etc/prometheus/alerts.yaml:ro', 'prometheus-data:/prometheus'])
+  t.same(config.rule_files, ['/etc/prometheus/alerts.yaml'], 'the alert rules, mounted beside the configuration, are loaded')
+  t.ok((parse(read('prometheus/alerts.yaml')) as Doc).groups[0].rules.length > 0, 'and hold rules')
   t.same(services.prometheus!.networks, ['metrics'])
   const k8s = parse((manifests(['monitoring/prometheus-scrape.yaml'])[0]!.data as Record<string, string>)['waybill.yml']!) as Doc
   t.match(JSON.stringify(k8s.scrape_configs[0].relabel_configs), /"regex":"metrics\|projector"/, 'Kubernetes: the container ports named metrics and projector')

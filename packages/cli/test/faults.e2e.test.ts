@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process'
-import { generateKeyPairSync } from 'node:crypto'
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -57,7 +56,8 @@ async function fillDisk(dir: string): Promise<string> {
  * the fault are stored; once writes fail, answers are 503 server_error with Retry-After; after
  * `free()` the same server (no restart) takes the refused events on an exact retry.
  */
-async function diskFullScenario(t: Tap, client: Client, fill: () => Promise<void>, free: () => Promise<void>, readStored: () => Promise<Set<string>>): Promise<void> {
+async function diskFullScenario(t: Tap, client: Client, fill: () => Promise<void>, free: () => Promise<void>, readStored: () => Promise<Set<string>>,
+  readiness?: { whileFull(): Promise<void>; afterFree(): Promise<void> }): Promise<void> {
   const acked: string[] = []
   for (let i = 0; i < 5; i += 1) {
     const id = `before-${i}`
@@ -84,7 +84,10 @@ async function diskFullScenario(t: Tap, client: Client, fill: () => Promise<void
   }
   t.equal(other, 0, 'only 2xx or 503 server_error + Retry-After on a full disk')
   t.ok(refused.length >= 1, `${refused.length} requests refused with 503 while the disk is full`)
+  await readiness?.whileFull()
   await free()
+  // Before any write is sent again: a balancer sends none to an instance that is not ready.
+  await readiness?.afterFree()
   for (const body of refused) {
     const answer = await client.post(body)
     t.ok(answer.status === 201 || answer.status === 202, `refused event taken after space returns, without a restart (${answer.status})`)
@@ -95,6 +98,16 @@ async function diskFullScenario(t: Tap, client: Client, fill: () => Promise<void
   t.same(acked.filter((id) => !stored.has(id)), [], 'every acknowledged ORDER_ADD is stored')
 }
 type Tap = { equal: typeof t.equal; ok: typeof t.ok; same: typeof t.same; fail: typeof t.fail }
+
+/** GET /readyz until `done` says so (readiness reuses an answer for a second), for 10 s at most. */
+async function readyzUntil(client: Client, done: (answer: Answer) => boolean): Promise<Answer> {
+  let answer = await client.get('/readyz', null)
+  for (let i = 0; i < 50 && !done(answer); i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    answer = await client.get('/readyz', null)
+  }
+  return answer
+}
 
 async function storedOrders(path: string, ids: readonly string[]): Promise<Set<string>> {
   const store = await openSqliteEventStore({ path })
@@ -118,7 +131,7 @@ function tryMountTmpfs(dir: string, size: string): boolean {
 
 t.test('disk full: 503 server_error with Retry-After, no false acknowledgment, recovery without restart', async (t) => {
   const mountPoint = await tempDir(t, 'tmpfs')
-  if (tryMountTmpfs(mountPoint, '12m')) {
+  if (tryMountTmpfs(mountPoint, '16m')) {
     t.teardown(() => { execFileSync('umount', ['-l', mountPoint]) })
     const dir = join(mountPoint, 'data')
     const server = await serve(env(dir))
@@ -127,16 +140,33 @@ t.test('disk full: 503 server_error with Retry-After, no false acknowledgment, r
     t.teardown(() => client.close())
     let filler = ''
     const ids = Array.from({ length: 400 }, (_, i) => `full-${i}`).concat(['after', ...[0, 1, 2, 3, 4].map((i) => `before-${i}`)])
+    const metricsUrl = /metrics at (http:\/\/[^\s"]+)/.exec(server.output())?.[1] ?? ''
     await diskFullScenario(t, client,
       async () => { filler = await fillDisk(mountPoint) },
       async () => rm(filler),
-      async () => storedOrders(join(dir, 'events.sqlite'), ids))
+      async () => storedOrders(join(dir, 'events.sqlite'), ids),
+      {
+        async whileFull() {
+          const answer = await readyzUntil(client, (a) => a.status === 503)
+          t.equal(answer.status, 503, '/readyz is not ready while writes fail for a full disk')
+          t.match(JSON.parse(answer.text), { code: 'server_error', detail: 'Not ready: disk full' }, 'and says why')
+          t.equal((await client.get('/healthz', null)).status, 200, '/healthz stays liveness only')
+          const metrics = await (await fetch(metricsUrl)).text()
+          t.match(metrics, /^waybill_ready 0$/m)
+          t.match(metrics, /^waybill_readiness_failing\{check="disk"\} 1$/m)
+        },
+        async afterFree() {
+          const answer = await readyzUntil(client, (a) => a.status === 200)
+          t.equal(answer.status, 200, '/readyz is ready again once space is freed, without a restart and without a write')
+        },
+      })
     t.equal(await server.stop(), 0)
     t.equal(integrityCheck(join(dir, 'events.sqlite')), 'ok')
     return
   }
   // No tmpfs here (not root, or no mount in this sandbox): the same scenario with SQLite's own
-  // cap on the file size, on an in-process server over the same store.
+  // cap on the file size, on an in-process server over the same store. Readiness is not asked:
+  // a page cap is no full disk, and the probe write readiness makes to see room come back fits.
   t.comment('mount -t tmpfs is not available: capping the database with max_page_count instead')
   const dir = await tempDir(t, 'maxpages')
   const store = await openSqliteEventStore({ path: join(dir, 'events.sqlite') })
@@ -144,7 +174,7 @@ t.test('disk full: 503 server_error with Retry-After, no false acknowledgment, r
   const log = new AuditLog(dir)
   const heads = HeadStore.inDataDir(dir)
   const server = await startServer({ dataDir: dir, httpsPort: 0, httpPort: 0, host: '127.0.0.1', tls: null, trustProxy: [], logLevel: 'silent' },
-    { store, blobs: await openFileBlobStore(join(dir, 'blobs')), readModel, audit: { log, heads, publicKey: generateKeyPairSync('ed25519').publicKey } })
+    { store, blobs: await openFileBlobStore(join(dir, 'blobs')), readModel, audit: { log, heads } })
   t.teardown(async () => { await server.close(); readModel.close(); log.close(); heads.close(); await store.close() })
   const client = await clientFor(server.httpsUrl, dir)
   t.teardown(() => client.close())

@@ -66,6 +66,22 @@ t.test('waybill keys list and waybill replay resolve no Fastify module and no Ty
   }
 })
 
+t.test('waybill rebuild and waybill projector (its whole module graph) load no Fastify module and no TypeBox module', async (t) => {
+  const { dataDir } = await seeded(t)
+  for (const [args, output, loaded] of [
+    [['rebuild'], /rebuilt orders: 1 events/, '/packages/http/dist/operation-status/index.js'],
+    [['projector', '--help'], /Usage: waybill projector/, '/packages/http/dist/observability.js'],
+  ] as const) {
+    const run = await traced(dataDir, args)
+    const name = `waybill ${args.join(' ')}`
+    t.equal(run.code, 0, `${name}: ${run.stderr}`)
+    t.match(run.stdout, output, `${name} did its work`)
+    t.ok(run.resolved.some((url) => url.endsWith(loaded)), `${name} loads ${loaded} (serve's log format, metrics or status file)`)
+    t.same(run.resolved.filter((url) => FASTIFY_MODULE.test(url)), [], `${name} loads no Fastify module`)
+    t.same(run.resolved.filter((url) => TYPEBOX_MODULE.test(url)), [], `${name} loads no TypeBox module`)
+  }
+})
+
 t.test('the hook does see Fastify when a command loads it (serve imports the ingress)', async (t) => {
   const { dataDir } = await seeded(t)
   const run = await traced(dataDir, ['serve', '--help'])

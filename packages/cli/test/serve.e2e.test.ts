@@ -26,6 +26,12 @@ t.test('serve on a fresh data dir: test key, self-signed cert, ping; a plain-HTT
   const key = (await readFile(join(dir, 'test-api-key'), 'utf8')).trim()
   t.equal((await stat(join(dir, 'test-api-key'))).mode & 0o777, 0o600)
   t.equal((await stat(join(dir, 'tls', 'key.pem'))).mode & 0o777, 0o600)
+  // Its output is no terminal: the start's lines are log lines, in pino's shape, and the key made
+  // is only in its file (log aggregation keeps what a log says).
+  const lines = first.output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+  t.ok(lines.length >= 7 && lines.every((line) => typeof line['level'] === 'number' && typeof line['time'] === 'number' && typeof line['msg'] === 'string'),
+    `${lines.length} JSON log lines`)
+  t.notMatch(first.output(), key, 'the sandbox key is not in the start\'s lines')
   const agent = new Agent({ connect: { ca: await readFile(join(dir, 'tls', 'cert.pem'), 'utf8') } })
   const plainAgent = new Agent()
   t.teardown(async () => { await agent.close(); await plainAgent.close() })

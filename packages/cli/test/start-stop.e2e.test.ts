@@ -93,6 +93,9 @@ t.test('a server whose stdout reader has gone away still exits cleanly on SIGTER
   const [code, signal] = await exited
   t.same({ code, signal }, { code: 0, signal: null }, 'it exits by itself, with 0: closed gracefully, not killed after the grace period')
   t.match(stderr, /SIGTERM received/)
+  // Not a terminal: in the log's format, on stderr, which still has its reader.
+  t.match(stderr.trim().split('\n').map((line) => JSON.parse(line) as unknown), [{ level: 30, time: Number, pid: child.pid, msg: 'waybill: SIGTERM received, finishing in-flight requests' }],
+    'one JSON line in the log\'s format, and nothing else')
 })
 
 t.test('a command whose reader goes away (| head) stops quietly with exit 0', async (t) => {

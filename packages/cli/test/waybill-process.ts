@@ -16,7 +16,7 @@ export interface Served {
   stop(): Promise<number | null>
 }
 
-/** Starts `waybill serve [args]` and resolves once it prints where it listens. */
+/** Starts `waybill serve [args]` and resolves once it has said where it listens (its metrics line is the start's last). */
 export function serve(env: Record<string, string>, args: readonly string[] = []): Promise<Served> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
@@ -28,7 +28,7 @@ export function serve(env: Record<string, string>, args: readonly string[] = [])
       out += chunk.toString()
       const https = /listening on (https:\/\/\S+) /.exec(out)
       const http = /plain HTTP on port (\d+)/.exec(out)
-      if (https?.[1] !== undefined && http?.[1] !== undefined) {
+      if (https?.[1] !== undefined && http?.[1] !== undefined && out.includes('metrics at ')) {
         resolve({
           child, httpsUrl: https[1], httpPort: Number(http[1]), output: () => out,
           stop: async () => { child.kill('SIGTERM'); return exited },

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the event store answers */
+        /** Readiness: this instance can take requests */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -186,6 +186,23 @@ export interface paths {
         };
         /** The Ed25519 public key that verifies the signed tree heads */
         get: operations["getAuditPublicKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/public-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every public key that verifies signed tree heads, current and retired, with its validity */
+        get: operations["getAuditPublicKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -617,7 +634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event store answers too: {"status":"ready"} */
+            /** @description Writes do not fail for lack of space, the event store answers, the read model and the audit log can be read, and the projector is not stuck: {"status":"ready"}. Otherwise 503 server_error whose detail names each reason, e.g. "Not ready: disk full" */
             200: {
                 headers: {
                     /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
@@ -1654,7 +1671,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The public key */
+            /** @description The current public key */
             200: {
                 headers: {
                     /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
@@ -1677,6 +1694,143 @@ export interface operations {
                         public_key_pem: string;
                         /** @description First 16 hex of sha256 over the raw public key */
                         key_id: string;
+                    };
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted */
+            403: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
+            404: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditPublicKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set, in the order the keys took over */
+            200: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description In the order the keys took over; the last is the current one */
+                        keys: {
+                            /** @enum {string} */
+                            algorithm: "Ed25519";
+                            /** @description Base64 of the raw 32-byte public key */
+                            public_key: string;
+                            /** @description The same key as SPKI PEM */
+                            public_key_pem: string;
+                            /** @description First 16 hex of sha256 over the raw public key */
+                            key_id: string;
+                            /** @description `current`: heads are signed with it now */
+                            status: "current" | "retired";
+                            /** @description When it took over; null for the log's first key */
+                            valid_from: string | null;
+                            /** @description When it was retired; null while current */
+                            valid_until: string | null;
+                            /** @description How it took over; null for the log's first key */
+                            replaces: {
+                                /** @description `rotated`: the old key endorsed the new one; `lost`: the old key was lost, only the new one signed */
+                                kind: "rotated" | "lost";
+                                /** @description The key it replaced */
+                                old_key_id: string;
+                                /** @description This key */
+                                new_key_id: string;
+                                /** @description Base64 of this key's raw 32 bytes */
+                                new_public_key: string;
+                                /** @description The latest head's size when the key changed: the old key signs nothing past it, the new nothing before */
+                                tree_size: number;
+                                /** @description The root at that size */
+                                root_hash: string;
+                                /** @description When the key changed: the old key's heads are not later, the new key's not earlier */
+                                timestamp: string;
+                                /** @description Base64 of the new key's Ed25519 signature over "waybill-key-statement/v1\n<kind>\n<old_key_id>\n<new_key_id>\n<new_public_key>\n<tree_size>\n<root_hash>\n<timestamp>\n" */
+                                signature: string;
+                                /** @description Base64 of the old key's signature over the same text (`rotated`); null when it was lost */
+                                endorsement: string | null;
+                            } | null;
+                        }[];
                     };
                 };
             };
@@ -1746,7 +1900,7 @@ export interface operations {
             query?: {
                 /** @description Only heads of a larger tree_size */
                 after?: number & unknown;
-                /** @description Heads on a page */
+                /** @description Tree sizes on a page (a key rotation's size has a head of each key) */
                 limit?: number & (unknown & unknown);
             };
             header?: never;

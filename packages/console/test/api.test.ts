@@ -82,7 +82,7 @@ t.test('requests go to the document\'s routes with the key in the header only, n
 t.test('an answer that is not a problem body still gives the page a problem to show', async (t) => {
   const api = new Api('wb_live_key', { baseUrl, fetch })
   answering(502, '<html>Bad gateway</html>', 'text/html')
-  const error: unknown = await api.publicKey().catch((reason: unknown) => reason)
+  const error: unknown = await api.publicKeys().catch((reason: unknown) => reason)
   t.ok(error instanceof ApiError)
   t.same(error instanceof ApiError ? error.problem : null, { status: 502, code: 'http_502', title: 'Refused', detail: 'Refused' })
 })

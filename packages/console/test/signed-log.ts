@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import {
   hashesOf, inclusionProof, keyIdOf, leafHash, leafText, rawPublicKey, signTreeHead, toHex, treeRoot,
 } from '@waybill/merkle'
-import type { HistoryEvent, OrderProof, PublicKey, SignedHead } from '../web/api.js'
+import type { HistoryEvent, LogKey, OrderProof, SignedHead } from '../web/api.js'
 
 /**
  * A small signed log made as the server makes one (docs/audit.md#leaves, docs/audit.md#signed-tree-heads), with the server's own code
@@ -10,7 +10,8 @@ import type { HistoryEvent, OrderProof, PublicKey, SignedHead } from '../web/api
  * Ed25519. That code is checked against the RFC and the contract's texts in packages/merkle.
  */
 export interface SignedLog {
-  readonly key: PublicKey
+  /** The log's key, as the key set serves it (the first and only key). */
+  readonly key: LogKey
   readonly privateKey: KeyObject
   /**
    * The history the server would show for one order, and its proof against a head of `treeSize`
@@ -38,6 +39,7 @@ export function signedLog(events: readonly HistoryEvent[]): SignedLog {
     key: {
       algorithm: 'Ed25519', public_key: rawPublicKey(publicKey).toString('base64'),
       public_key_pem: publicKey.export({ format: 'pem', type: 'spki' }).toString(), key_id: keyIdOf(publicKey),
+      status: 'current', valid_from: null, valid_until: null, replaces: null,
     },
     privateKey,
     head,

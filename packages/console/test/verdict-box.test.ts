@@ -5,22 +5,22 @@ import { fetchVerdict, verdictText } from '../web/views/verdict-box.js'
 import { sampleEvents, signedLog } from './signed-log.js'
 
 const A1 = { stream: 'order-acme-A1', orderId: 'A1' }
-const notFound = new ApiError({ status: 404, code: 'not_found', title: 'Not Found', detail: 'Route GET:/v1/audit/public-key not found' })
+const notFound = new ApiError({ status: 404, code: 'not_found', title: 'Not Found', detail: 'Route GET:/v1/audit/public-keys not found' })
 
 t.test('a missing proof or public key: no verdict, unless a key id is pinned', async (t) => {
   const log = signedLog(sampleEvents())
   const { history, proof } = log.order('order-acme-A1')
-  const noKey = { publicKey: () => Promise.reject(notFound), proof: () => Promise.resolve(proof) }
-  const noProof = { publicKey: () => Promise.resolve(log.key), proof: () => Promise.reject(notFound) }
+  const noKey = { publicKeys: () => Promise.reject(notFound), proof: () => Promise.resolve(proof) }
+  const noProof = { publicKeys: () => Promise.resolve({ keys: [log.key] }), proof: () => Promise.reject(notFound) }
   const answer = { order_id: 'A1', events: history, next_cursor: null, chain: { ok: true as const } }
   t.equal(await fetchVerdict(noKey, 'A1', undefined, answer, A1, undefined), null, 'a server without the audit routes')
   t.equal(await fetchVerdict(noProof, 'A1', undefined, answer, A1, undefined), null)
   t.match(await fetchVerdict(noKey, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'failed', head: null, revision: null, reason: /no public key for the audit log \(404\)/ })
   t.match(await fetchVerdict(noProof, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'failed', revision: null, reason: /no proof for this order \(404\)/ })
-  const both = { publicKey: () => Promise.resolve(log.key), proof: () => Promise.resolve(proof) }
+  const both = { publicKeys: () => Promise.resolve({ keys: [log.key] }), proof: () => Promise.resolve(proof) }
   t.match(await fetchVerdict(both, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'verified' })
   t.match(await fetchVerdict(both, 'A1', undefined, answer, null, undefined), { kind: 'failed', reason: /account/ }, 'an order the page cannot name')
-  const unsigned = { publicKey: () => Promise.resolve(log.key), proof: () => Promise.resolve(log.order('order-acme-A1', null).proof) }
+  const unsigned = { publicKeys: () => Promise.resolve({ keys: [log.key] }), proof: () => Promise.resolve(log.order('order-acme-A1', null).proof) }
   t.match(await fetchVerdict(unsigned, 'A1', undefined, answer, A1, undefined), { kind: 'unsigned' }, 'no head yet is not a failure')
   t.match(await fetchVerdict(unsigned, 'A1', undefined, answer, A1, log.key.key_id), { kind: 'failed', revision: 0, reason: /no signed head/ },
     'with the key pinned, no head for events received days ago is')

@@ -13,7 +13,7 @@ const SOON = Date.parse('2026-11-23T08:06:00.000Z')
 
 /** The verdict on one order's answers, for the order the page asked for (A1 unless told), seen at `now`. */
 function verify(log: SignedLog, order: { history: readonly HistoryEvent[]; proof: OrderProof }, expected = A1, pinned?: string, now = SOON) {
-  return verifyOrder(order.history, order.proof, log.key, expected, pinned, now)
+  return verifyOrder(order.history, order.proof, [log.key], expected, pinned, now)
 }
 
 /** The order's proof with the entry at `revision` changed. */
@@ -66,10 +66,10 @@ t.test('no head signed yet is its own state, neither green nor red', async (t) =
   // With the log's key pinned, "no head yet" holds only while a head could still be on its way.
   const pinned = log.key.key_id
   const received = Date.parse('2026-11-23T08:00:00.000Z')
-  t.match(await verifyOrder(unsigned.history, unsigned.proof, log.key, A1, pinned, received + 60_000), { kind: 'unsigned' }, 'pinned, a minute after')
-  t.match(await verifyOrder(unsigned.history, unsigned.proof, log.key, A1, pinned, received + 6 * 60_000),
+  t.match(await verifyOrder(unsigned.history, unsigned.proof, [log.key], A1, pinned, received + 60_000), { kind: 'unsigned' }, 'pinned, a minute after')
+  t.match(await verifyOrder(unsigned.history, unsigned.proof, [log.key], A1, pinned, received + 6 * 60_000),
     { kind: 'failed', revision: 0, reason: /no signed head, yet this order's first event was received at 2026-11-23T08:00:00.000Z/ }, 'pinned, six minutes after')
-  t.match(await verifyOrder(unsigned.history, unsigned.proof, log.key, A1, undefined, received + 6 * 60_000), { kind: 'unsigned' }, 'not pinned: no expectation of heads')
+  t.match(await verifyOrder(unsigned.history, unsigned.proof, [log.key], A1, undefined, received + 6 * 60_000), { kind: 'unsigned' }, 'not pinned: no expectation of heads')
 })
 
 t.test('the server cannot pass a covered event off as not yet covered', async (t) => {
@@ -165,5 +165,5 @@ t.test('a head that does not verify fails before any event is looked at', async 
   const log = signedLog(sampleEvents())
   const { history, proof } = log.order('order-acme-A1')
   t.match(await verify(log, { history, proof: { ...proof, head: { ...proof.head!, tree_size: 4 } } }), { kind: 'failed', revision: null, reason: /does not verify/ })
-  t.match(await verify(log, { history, proof }, A1, '0123456789abcdef'), { kind: 'failed', revision: null, reason: /not the pinned/ })
+  t.match(await verify(log, { history, proof }, A1, '0123456789abcdef'), { kind: 'failed', revision: null, reason: /do not include the pinned 0123456789abcdef/ })
 })

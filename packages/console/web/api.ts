@@ -19,7 +19,9 @@ export type OrderProof = Answer<'getOrderProof'>
 export type ProofEntry = OrderProof['entries'][number]
 /** A signed tree head (STH). */
 export type SignedHead = NonNullable<OrderProof['head']>
-export type PublicKey = Answer<'getAuditPublicKey'>
+/** The log's key set (docs/audit.md#key-lifecycle): each head is checked against the key it names. */
+export type PublicKeys = Answer<'getAuditPublicKeys'>
+export type LogKey = PublicKeys['keys'][number]
 export type OrderStatus = Order['status']
 /** The list's filters and paging, as the document names them. */
 export type OrderFilters = NonNullable<operations['listOrders']['parameters']['query']>
@@ -169,8 +171,8 @@ export class Api {
     return this.answer(this.client.GET('/v1/webhooks/deliveries', { params: { query } }))
   }
 
-  publicKey(): Promise<PublicKey> {
-    return this.answer(this.client.GET('/v1/audit/public-key'))
+  publicKeys(): Promise<PublicKeys> {
+    return this.answer(this.client.GET('/v1/audit/public-keys'))
   }
 
   /** An image's bytes as a blob: an <img> cannot send the key, so the page fetches and shows a blob URL. */

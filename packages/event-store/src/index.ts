@@ -12,6 +12,7 @@ export { openMemoryEventStore, type MemoryEventStore, type MemoryEventStoreOptio
 export { handleCommand, type HandleCommandOptions, type CommandResult } from './command-handler.js'
 export { StreamStates, type KnownState } from './stream-states.js'
 export { openFileBlobStore, type BlobRead, type BlobStore, type SweepOptions, type SweepReport } from './blob/file-blob-store.js'
+export type { BlobUsage } from './blob/blob-usage.js'
 export { summarizeBatchSizes } from './sqlite/group-commit-stats.js'
 export { siblingWorkerUrl } from './sqlite/worker-url.js'
 // The EventStoreDB adapter is its own entry (`@waybill/event-store/eventstoredb`): its client

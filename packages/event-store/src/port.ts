@@ -206,4 +206,13 @@ export interface EventStore extends StreamStore {
    * Stores that can answer it from an index offer it.
    */
   categoryHead?(category: string): Promise<Position | null>
+  /**
+   * Writes events exactly as a store of this kind recorded them (ids, revisions, metadata,
+   * hashes, positions, creation times) after the log's last event: `waybill restore` fills an
+   * empty store with it. Each must sit at the next position, the next revision of its stream,
+   * chained to the hash before it and hashing to its own; the first that does not fails the call
+   * with a RangeError, and nothing of the call is written. Stores whose positions are dense and
+   * chosen by the store itself offer it.
+   */
+  importRecorded?(events: readonly RecordedEvent[]): Promise<void>
 }

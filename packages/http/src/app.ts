@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto'
-import type { KeyObject } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerFactory } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from 'fastify'
 import type { LevelWithSilent } from 'pino'
 import { LIMITS } from '@waybill/domain'
 import { serveConsole } from '@waybill/console'
 import type { BlobStore, EventStore } from '@waybill/event-store'
-import { KeyRing, redactKeyTokens } from '@waybill/keys'
+import { KeyRing } from '@waybill/keys'
 import type { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { DeliveryLog } from '@waybill/webhooks'
 import { exposureHandler } from './transport/exposure.js'
-import { logDestination, type LogDestination } from './log-destination.js'
+import type { LogDestination } from './logging/log-destination.js'
+import { createLogger } from './logging/logger.js'
+import { RequestLogController } from './logging/request-log.js'
 import { transportCheck, type TransportCheck } from './transport/transport-check.js'
 import addressLimit, { type AddressLimitOptions } from './limits/address-limit.js'
 import auth, { type FailedKeyLimit } from './auth/authenticate.js'
@@ -17,7 +18,9 @@ import bodyParsers from './body/body-parsers.js'
 import docs from './openapi/docs.js'
 import errorHandler, { problemSender } from './errors/error-handler.js'
 import loadShedding, { type LoadSheddingOptions } from './limits/load-shedding.js'
-import metricsPlugin, { createMetrics, type ProjectorGauges } from './metrics/metrics.js'
+import metricsPlugin, { createMetrics, type ProjectorView } from './metrics/metrics.js'
+import { readiness } from './readiness/readiness.js'
+import { spaceWatch, type SpaceOptions } from './readiness/space.js'
 import { boundedAppends } from './store/bounded-appends.js'
 import { blobsWithStorageFailures } from './store/storage-failures.js'
 import rateLimit, { type RateLimitOptions } from './limits/rate-limit.js'
@@ -41,11 +44,11 @@ declare module 'fastify' {
 
 export interface AppOptions {
   readonly store: EventStore
-  readonly blobs: Pick<BlobStore, 'put' | 'read'>
+  readonly blobs: Pick<BlobStore, 'put' | 'read'> & Partial<Pick<BlobStore, 'usage'>>
   /** The orders read model the read routes answer from. */
   readonly readModel: ReadModel
-  /** What the audit routes serve: the audit log, the kept signed heads and the public key that verifies them. */
-  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore; readonly publicKey: KeyObject }
+  /** What the audit routes serve: the audit log, and the heads file (the signed heads and the public keys that verify them). */
+  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore }
   /** What the webhook routes read; by default `webhooks.sqlite` in `dataDir`, read-only (closed with the app). */
   readonly webhooks?: DeliveryLog
   /** False on a server without the sandbox: test keys are refused. Default true. */
@@ -74,10 +77,14 @@ export interface AppOptions {
   readonly isDraining?: () => boolean
   /** Bounds on appends in flight, on the wait for one, and on event-loop lag (503 past them). */
   readonly loadShedding?: LoadSheddingOptions
-  /** How long /readyz waits for the store before it answers 503. Default 2,000 ms. */
-  readonly readyTimeoutMs?: number
-  /** Reported as waybill_projector_lag_events and waybill_projector_up when a projector runs in this process. */
-  readonly projector?: ProjectorGauges
+  /**
+   * What /readyz allows (docs/contract.md#health-probes): how long the store may take to answer
+   * (default 2,000 ms), how long the projector may be stuck (default 30 s), the free-space floor
+   * and the size of the probe write that tells room came back (1 MiB each).
+   */
+  readonly readiness?: { readonly storeTimeoutMs?: number; readonly stallAfterMs?: number } & SpaceOptions
+  /** The projector of this process, when one runs here: its metrics, and readiness fails while it is stuck. */
+  readonly projector?: ProjectorView
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -85,20 +92,23 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** The Waybill HTTP app. It never listens; `startServer` (or a test's `inject`) drives it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const isSecure = options.isSecure ?? transportCheck(options.trustProxy ?? [])
-  const metrics = createMetrics({ store: options.store, ...(options.projector !== undefined ? { projector: options.projector } : {}) })
+  const logger: FastifyBaseLogger = createLogger({ level: options.logLevel ?? 'info', ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}) })
+  const space = spaceWatch(options.dataDir, options.readiness ?? {})
+  const ready = readiness({
+    space, store: options.store, readModel: options.readModel, auditLog: options.audit.log, log: logger,
+    ...(options.projector !== undefined ? { projector: options.projector.status.bind(options.projector) } : {}),
+    ...(options.readiness?.storeTimeoutMs !== undefined ? { storeTimeoutMs: options.readiness.storeTimeoutMs } : {}),
+    ...(options.readiness?.stallAfterMs !== undefined ? { stallAfterMs: options.readiness.stallAfterMs } : {}),
+  })
+  const metrics = createMetrics({
+    store: options.store, dataDir: options.dataDir, blobs: options.blobs, heads: options.audit.heads, readiness: ready,
+    ...(options.projector !== undefined ? { projector: options.projector } : {}),
+  })
   const sendProblem = problemSender((code, status) => { metrics.countProblem(code, status) })
   const app = Fastify({
-    logger: {
-      level: options.logLevel ?? 'info',
-      stream: options.logDestination ?? logDestination(),
-      // Fastify's request serializer logs no headers; the redaction guards any future one.
-      redact: ['req.headers["service-api-key"]', 'headers["service-api-key"]'],
-      // A key put in the query string by mistake must not reach the log in clear (it is still
-      // revoked if it came over plain HTTP; over HTTPS it is merely misplaced).
-      serializers: {
-        req: (request: FastifyRequest) => ({ method: request.method, url: redactKeyTokens(request.url), remoteAddress: request.ip }),
-      },
-    },
+    loggerInstance: logger,
+    // One line per request, when it is answered (logging/request-log.ts), with the key cut from its path.
+    logController: new RequestLogController(),
     bodyLimit: LIMITS.bodyMaxBytes,
     // order_id may be 128 characters of up to four UTF-8 bytes, each byte percent-encoded as three
     // characters in a path; Fastify's default maxParamLength of 100 would turn a long but valid
@@ -150,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(transport, { isSecure, revokeExposed })
   await app.register(addressLimit, options.addressLimit ?? { max: 5000, windowMs: 1000 })
   await app.register(loadShedding, options.loadShedding ?? {})
-  const commandStore = metrics.instrument(boundedAppends(options.store, options.loadShedding))
+  const commandStore = space.appends(metrics.instrument(boundedAppends(options.store, options.loadShedding)))
   await app.register(auth, {
     keys,
     isDraining: options.isDraining ?? (() => false),
@@ -160,10 +170,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rateLimit, options.rateLimit ?? { max: 1000, windowMs: 1000 })
   await app.register(bodyParsers)
   await app.register(docs)
-  await app.register(health, { store: options.store, ...(options.readyTimeoutMs !== undefined ? { readyTimeoutMs: options.readyTimeoutMs } : {}) })
+  await app.register(health, { readiness: ready })
   await app.register(errorDescriptions)
   await app.register(ping)
-  await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs) })
+  await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs, (error) => { space.imageFailed(error) }) })
   await app.register(orderRoutes, { readModel: options.readModel, auditLog: options.audit.log, store: options.store, blobs: options.blobs })
   await app.register(auditRoutes, { ...options.audit, store: options.store })
   const webhooks = options.webhooks ?? new DeliveryLog(options.dataDir)

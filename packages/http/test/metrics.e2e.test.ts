@@ -32,9 +32,34 @@ t.test('/metrics on its own loopback listener: accepted events by type, errors b
   t.equal(sample(text, 'waybill_append_duration_seconds_count'), 2)
   t.ok((sample(text, 'waybill_append_duration_seconds_sum') ?? 0) > 0)
   t.ok((sample(text, 'waybill_group_commit_batch_size_bucket', 'le="+Inf"') ?? 0) >= 2, 'at least the two appends (and the sandbox key) as batches')
-  t.ok((sample(text, 'waybill_group_commit_appends') ?? 0) >= 2)
+  t.equal(sample(text, 'waybill_group_commit_batch_size_count'), sample(text, 'waybill_group_commit_batch_size_bucket', 'le="+Inf"'), 'the count is the +Inf bucket')
+  t.ok((sample(text, 'waybill_group_commit_batch_size_sum') ?? 0) >= 2, 'its sum counts the appends')
   t.ok((sample(text, 'waybill_process_resident_memory_bytes') ?? 0) > 0, 'process metrics too')
   t.equal(sample(text, 'waybill_build_info', `version="${WAYBILL_VERSION}",node="${process.version}"`), 1, 'which Waybill answers')
+
+  // Every metric has the type it is: histograms are histograms, totals are counters.
+  const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']))
+  t.equal(types.get('waybill_group_commit_batch_size'), 'histogram')
+  t.equal(types.get('waybill_http_request_duration_seconds'), 'histogram')
+  t.equal(types.get('waybill_append_duration_seconds'), 'histogram')
+  // (prom-client's own process metrics are as it makes them: its waybill_nodejs_active_*_total are gauges.)
+  for (const [name, type] of types) {
+    if (name.endsWith('_total') && !/^waybill_(nodejs|process)_/.test(name)) t.equal(type, 'counter', `${name} is a counter`)
+  }
+  t.notOk([...types.keys()].some((name) => name.endsWith('_bucket')), 'no bucket typed on its own')
+
+  // Requests by route pattern (never the path with its ids) and status.
+  t.equal(sample(text, 'waybill_http_request_duration_seconds_count', 'method="POST",route="/v1/deliveries",status="201"'), 2)
+  t.equal(sample(text, 'waybill_http_request_duration_seconds_count', 'method="POST",route="/v1/deliveries",status="404"'), 1)
+  t.equal(sample(text, 'waybill_http_request_duration_seconds_bucket', 'le="+Inf",method="POST",route="/v1/deliveries",status="202"'), 1)
+  t.notMatch(text, new RegExp(id), 'no order id in any label')
+
+  // The data directory: free space, and what each part weighs.
+  t.ok((sample(text, 'waybill_data_dir_free_bytes') ?? 0) > 0)
+  t.ok((sample(text, 'waybill_data_dir_size_bytes') ?? 0) >= (sample(text, 'waybill_data_dir_free_bytes') ?? 0))
+  t.ok((sample(text, 'waybill_data_bytes', 'part="events"') ?? 0) > 0, 'the event store\'s file')
+  t.ok((sample(text, 'waybill_data_bytes', 'part="audit_heads"') ?? 0) > 0, 'the heads file')
+  t.equal(sample(text, 'waybill_ready'), 1)
 
   t.equal((await s.send('GET', '/metrics', { key: null })).status, 404, 'not on the API listener')
   t.equal((await s.sendPlain('GET', '/metrics', { key: null })).json?.code, 'insecure_connection', 'plain HTTP still refuses')

@@ -8,3 +8,4 @@ export {
   treeHeadMessage, signTreeHead, verifyTreeHead, parseTreeHead, keyIdOf, rawPublicKey, type SignedTreeHead,
 } from './tree-head.js'
 export { leafText, type LeafFields } from './verify/leaf.js'
+export { signKeyStatement, type KeyChange, type KeyStatement } from './key-statement.js'

@@ -18,4 +18,4 @@ export type { DeliverySettings } from './delivery/delivery-loop.js'
 export {
   startWebhookDeliverer, DEFAULT_DELIVERY_SETTINGS, type WebhookDeliverer, type WebhookDelivererOptions, type WebhookEndpointStatus,
 } from './delivery/start-deliverer.js'
-export { webhookMetrics, metricsText, type MetricFamily } from './metrics.js'
+export { webhookMetrics, type MetricFamily } from './metrics.js'

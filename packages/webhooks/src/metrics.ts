@@ -1,7 +1,7 @@
 import { ATTEMPT_OUTCOMES } from './delivery/send.js'
 import type { WebhookEndpointStatus } from './delivery/start-deliverer.js'
 
-/** One metric and its samples, whichever exposition writes it (prom-client on serve's /metrics, text on the projector's). */
+/** One metric and its samples, as an exposition (serve's /metrics, the projector's) registers them. */
 export interface MetricFamily {
   readonly name: string
   readonly help: string
@@ -42,17 +42,4 @@ export function webhookMetrics(statuses: readonly WebhookEndpointStatus[], now: 
       samples: statuses.flatMap((status) => ATTEMPT_OUTCOMES.map((outcome) => ({ labels: { endpoint: status.id, outcome }, value: status.attempts[outcome] }))),
     },
   ]
-}
-
-/** Prometheus' text format of `families`. */
-export function metricsText(families: readonly MetricFamily[]): string {
-  const lines: string[] = []
-  for (const family of families) {
-    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`)
-    for (const sample of family.samples) {
-      const labels = Object.entries(sample.labels).map(([name, value]) => `${name}="${value.replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`)
-      lines.push(`${family.name}${labels.length === 0 ? '' : `{${labels.join(',')}}`} ${sample.value}`)
-    }
-  }
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`
 }

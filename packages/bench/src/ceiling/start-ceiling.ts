@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto'
 import { openMemoryEventStore, type BlobStore } from '@waybill/event-store'
 import { startServer, type RunningServer, type ServerConfig } from '@waybill/http'
 import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
@@ -21,7 +20,7 @@ export async function startCeilingServer(config: ServerConfig): Promise<RunningS
   const log = new AuditLog(config.dataDir, { create: false })
   const heads = new HeadStore(':memory:')
   const server = await startServer(config, {
-    store, blobs: dropImages, readModel, audit: { log, heads, publicKey: generateKeyPairSync('ed25519').publicKey },
+    store, blobs: dropImages, readModel, audit: { log, heads },
   })
   return {
     ...server,

@@ -1,3 +1,4 @@
+import { recordedOperation, type OperationRecorder } from '@waybill/http/operation-status'
 import { compact } from '@waybill/projector'
 import { defineCommand } from '../command.js'
 import { parseDuration } from '../key-options.js'
@@ -13,7 +14,8 @@ set aside in <data dir>/blobs/.orphans once older than the grace, and deleted by
 that finds them still unnamed a grace after; an image an event names after all is put back. The
 read model, when at least a tenth of its pages are free, is copied without them into a new
 generation that readers and the projector switch to, as after a rebuild. The event log and the
-audit log only grow: they have nothing to give back.
+audit log only grow: they have nothing to give back. How the last run went is also in
+<data dir>/operations/compact.json, which /metrics reports.
 
   --grace <duration>  how old an unnamed image must be before it is set aside, and how long it
                       waits aside before it is deleted: 30m, 2h, 1d (default 1h)
@@ -27,13 +29,19 @@ export const command = defineCommand({
     const graceMs = parseDuration('--grace', values.grace)
     return withStore(env, { create: false, writer: 'inline' }, async (opened, config) => {
       const dryRun = values['dry-run']
-      const report = await compact({ store: opened.store, blobs: opened.blobs, dataDir: config.dataDir, graceMs, dryRun })
-      const { images, readModel } = report
-      const verb = dryRun ? 'would be ' : ''
-      stdout.write(`images: ${images.setAside} ${verb}set aside, ${images.deleted} ${verb}deleted (${images.deletedBytes} bytes), ${images.restored} ${verb}put back\n`)
-      const share = readModel.pages === 0 ? 0 : Math.round((readModel.freePages / readModel.pages) * 100)
-      stdout.write(`read model: ${readModel.freePages} of ${readModel.pages} pages free (${share}%); ${readModel.rewritten ? `rewritten to ${readModel.path}` : 'left as it is'}\n`)
-      return 0
+      const run = async (status?: OperationRecorder): Promise<number> => {
+        const report = await compact({ store: opened.store, blobs: opened.blobs, dataDir: config.dataDir, graceMs, dryRun })
+        const { images, readModel } = report
+        const verb = dryRun ? 'would be ' : ''
+        const imagesLine = `images: ${images.setAside} ${verb}set aside, ${images.deleted} ${verb}deleted (${images.deletedBytes} bytes), ${images.restored} ${verb}put back`
+        const share = readModel.pages === 0 ? 0 : Math.round((readModel.freePages / readModel.pages) * 100)
+        const readModelLine = `read model: ${readModel.freePages} of ${readModel.pages} pages free (${share}%); ${readModel.rewritten ? `rewritten to ${readModel.path}` : 'left as it is'}`
+        status?.succeeded(`${imagesLine}; ${readModelLine}`)
+        stdout.write(`${imagesLine}\n${readModelLine}\n`)
+        return 0
+      }
+      // A run that changes things is an operation /metrics reports (<data dir>/operations/compact.json); a dry run is not.
+      return dryRun ? run() : recordedOperation(config.dataDir, 'compact', run)
     })
   },
 })

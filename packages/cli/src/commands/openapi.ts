@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,12 +21,11 @@ export const command = defineCommand({
     const store = openMemoryEventStore()
     const blobs = await openFileBlobStore(join(dir, 'blobs'))
     const readModel = new ReadModel(dir)
-    // A throwaway audit log, heads file and key: the audit routes are documented, no real key is read.
+    // A throwaway audit log and heads file: the audit routes are documented, no real key is read.
     const log = new AuditLog(dir)
     const heads = HeadStore.inDataDir(dir)
-    const { publicKey } = generateKeyPairSync('ed25519')
     try {
-      const app = await buildApp({ store, blobs, readModel, audit: { log, heads, publicKey }, dataDir: dir, logLevel: 'silent' })
+      const app = await buildApp({ store, blobs, readModel, audit: { log, heads }, dataDir: dir, logLevel: 'silent' })
       await app.ready()
       stdout.write(`${JSON.stringify(openApiDocument(app), null, 2)}\n`)
       await app.close()

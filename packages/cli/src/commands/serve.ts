@@ -2,14 +2,15 @@ import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startServer } from '@waybill/http'
-import { KeyRing } from '@waybill/keys'
-import { AuditLog, ReadModel } from '@waybill/projector'
+import { KeyRing, type SandboxKey } from '@waybill/keys'
+import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 import { aborted, defineCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
 import { openStore } from '../open-store.js'
+import { operatorLines } from '../operator-lines.js'
 import { startProjectorThread, type ProjectorThread } from '../projector-thread.js'
-import { openAudit } from '../audit-setup.js'
+import { openSigning } from '../audit-setup.js'
 import { explainStartError } from '../start-errors.js'
 
 const HELP = `Usage: waybill serve [--no-projector]
@@ -36,13 +37,27 @@ export const command = defineCommand({
     // Before the store opens: SQLite gives its -wal and -shm files the database file's mode.
     const loosened = existsSync(config.dataDir) ? await tightenDataDir(config.dataDir) : []
     const opened = await openStore(config).catch((error: unknown) => { throw explainStartError(error, config) })
+    const say = operatorLines(stdout, stderr)
     if (loosened.length > 0) {
-      stderr.write(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}\n`)
+      say.warn(`waybill: tightened the modes of ${loosened.length} path(s) in ${config.dataDir} (directories 0700, files 0600), e.g. ${loosened[0] ?? ''}`)
     }
+    // The projector alone holds the private tree-head key (docs/audit.md#key-lifecycle): with
+    // --no-projector this process never opens WAYBILL_AUDIT_KEY_DIR, and serves the public keys
+    // from the heads file. With the projector, a key directory that does not hold the key the
+    // heads are signed with stops the start here, before anything listens.
+    let signing
+    try {
+      signing = withProjector ? openSigning(config, { refuse: true }) : null
+    } catch (error) {
+      await opened.close()
+      throw error
+    }
+    // Checked, and made on a first start: the projector thread opens it again for itself.
+    signing?.close()
     const readModel = new ReadModel(config.dataDir)
     const auditLog = new AuditLog(config.dataDir)
-    const audit = openAudit(config)
-    // /metrics reports the projector's lag and whether it is up once it runs (it starts after the server).
+    const heads = HeadStore.inDataDir(config.dataDir)
+    // /metrics and /readyz follow the projector once it runs (it starts after the server).
     let projector: ProjectorThread | null = null
     let server
     try {
@@ -66,46 +81,60 @@ export const command = defineCommand({
         store: opened.store,
         blobs: opened.blobs,
         readModel,
-        audit: { log: auditLog, heads: audit.heads, publicKey: audit.key.publicKey },
-        ...(withProjector ? { projector: { lag: () => projector?.lag() ?? 0, up: () => projector?.up() ?? false, webhooks: () => projector?.webhooks() ?? [] } } : {}),
+        audit: { log: auditLog, heads },
+        ...(withProjector ? { projector: { status: () => projector?.status() ?? null, webhooks: () => projector?.webhooks() ?? [] } } : {}),
       })
     } catch (error) {
       readModel.close()
       auditLog.close()
-      audit.close()
+      heads.close()
       await opened.close()
       throw explainStartError(error, config)
     }
     // On a worker thread of its own, so that no request waits behind a read-model transaction.
     if (withProjector) projector = startProjectorThread(config, opened.store, server.app.log)
-    const lines = [
-      `waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`,
-      `waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`,
-      !server.sandbox.enabled
-        ? 'waybill: the sandbox is off (WAYBILL_SANDBOX=off): no test key is made or accepted'
-        : server.sandbox.created !== null
-          ? `waybill: created the sandbox test key (shown once; also in ${server.sandbox.path}):\n  ${server.sandbox.created}`
-          : existsSync(server.sandbox.path)
-            ? `waybill: the sandbox test key is in ${server.sandbox.path}`
-            : `waybill: no ${server.sandbox.path} (the store already held keys); see \`waybill keys list\``,
-      ...audit.notice,
-      `waybill: tree heads signed by key ${audit.key.keyId} (${audit.key.path}); GET /v1/audit/public-key`,
-      ...await waitingReplacements(new KeyRing(opened.store), config.dataDir),
-      `waybill: API docs at ${server.httpsUrl}/docs`,
-      `waybill: auditors' console at ${server.httpsUrl}/console/`,
-      `waybill: metrics at ${server.metricsUrl ?? '(not served)'}`,
-    ]
-    stdout.write(`${lines.join('\n')}\n`)
+    say.info(`waybill: listening on ${server.httpsUrl} (HTTPS; certificate ${server.certPath})`, { url: server.httpsUrl })
+    say.info(`waybill: plain HTTP on port ${server.httpPort} answers only insecure_connection`, { port: server.httpPort })
+    say.info(sandboxLine(server.sandbox, stdout.isTTY === true))
+    if (signing === null) {
+      say.info(`waybill: this process signs no tree head (--no-projector) and holds no signing key; the projector does. Current key: ${heads.currentKey()?.key_id ?? 'none recorded yet'}; GET /v1/audit/public-keys`)
+    } else {
+      // The public key's PEM lines stay together: one log line.
+      if (signing.notice.length > 0) say.info(signing.notice.join('\n'))
+      say.info(`waybill: tree heads signed by key ${signing.key?.keyId ?? ''} (${signing.key?.path ?? ''}); GET /v1/audit/public-keys`)
+    }
+    for (const line of await waitingReplacements(new KeyRing(opened.store), config.dataDir)) say.warn(line)
+    say.info(`waybill: API docs at ${server.httpsUrl}/docs`)
+    say.info(`waybill: auditors' console at ${server.httpsUrl}/console/`)
+    // Last: `startServe` (testing.ts) waits for it.
+    say.info(`waybill: metrics at ${server.metricsUrl ?? '(not served)'}`)
     await aborted(signal)
     await server.close()
     await projector?.stop()
     readModel.close()
     auditLog.close()
-    audit.close()
+    heads.close()
     await opened.close()
     return 0
   },
 })
+
+/**
+ * What the start says of the sandbox test key. A key it made is shown on a terminal only, once:
+ * anywhere else the start's lines are log lines, which log aggregation keeps and shows to whoever
+ * reads logs, so there the key is only in its file (0600).
+ */
+function sandboxLine(sandbox: SandboxKey, onTerminal: boolean): string {
+  if (!sandbox.enabled) return 'waybill: the sandbox is off (WAYBILL_SANDBOX=off): no test key is made or accepted'
+  if (sandbox.created !== null) {
+    return onTerminal
+      ? `waybill: created the sandbox test key (shown once; also in ${sandbox.path}):\n  ${sandbox.created}`
+      : `waybill: created the sandbox test key; it is in ${sandbox.path} (not shown here: these lines are logs)`
+  }
+  return existsSync(sandbox.path)
+    ? `waybill: the sandbox test key is in ${sandbox.path}`
+    : `waybill: no ${sandbox.path} (the store already held keys); see \`waybill keys list\``
+}
 
 /**
  * A line when replacement keys (issued because their keys were sent over plain HTTP) still wait

@@ -1,20 +1,26 @@
-import { base64ToBytes, keyIdOf, subtleSha256, verifyTreeHead, type HeadCheck } from '@waybill/merkle/verify'
-import type { PublicKey, SignedHead } from '../api.js'
+import { checkHeadKey, checkKeySet, subtleSha256, type HeadCheck } from '@waybill/merkle/verify'
+import type { LogKey, SignedHead } from '../api.js'
 
 /**
- * Checks a signed head against the log's public key with WebCrypto's Ed25519
- * (`@waybill/merkle/verify`: the head's message and key id as the server makes them), so the
- * browser, not the server, decides whether the head is genuine. `pinnedKeyId`, when the auditor
- * gave one, must be the key's id: a server that swapped keys would otherwise swap verdicts too
+ * Checks a signed head against the key it names, from the log's key set, with WebCrypto's
+ * Ed25519 (`@waybill/merkle/verify`: the head's message, the key ids and the key statements as
+ * the server makes them), so the browser, not the server, decides whether the head is genuine.
+ * `pinnedKeyId`, when the auditor gave one, is the only key believed from the server's set
+ * without a signed word: a later key counts when the pinned key vouched for it by a rotation
+ * (docs/audit.md#key-lifecycle); a server that swapped keys would otherwise swap verdicts too
  * (docs/audit.md#trust-model).
  */
-export async function verifyHead(head: SignedHead, key: Pick<PublicKey, 'algorithm' | 'public_key'>, pinnedKeyId?: string): Promise<HeadCheck> {
-  // The answer's type says Ed25519; the server's word is what is being checked.
-  const algorithm: string = key.algorithm
-  if (algorithm !== 'Ed25519') return { ok: false, reason: `the log's key is ${algorithm}, not Ed25519` }
-  const raw = base64ToBytes(key.public_key)
-  if (raw?.length !== 32) return { ok: false, reason: 'the public key is not 32 bytes of base64' }
-  const keyId = await keyIdOf(raw, subtleSha256)
-  if (pinnedKeyId !== undefined && keyId !== pinnedKeyId) return { ok: false, reason: `the log's public key has id ${keyId}, not the pinned ${pinnedKeyId}` }
-  return verifyTreeHead(head, raw, subtleSha256)
+export async function verifyHead(head: SignedHead, keys: readonly LogKey[], pinnedKeyId?: string): Promise<HeadCheck> {
+  for (const key of keys) {
+    // The answer's type says Ed25519; the server's word is what is being checked.
+    const algorithm: string = key.algorithm
+    if (algorithm !== 'Ed25519') return { ok: false, reason: `the log's key ${key.key_id} is ${algorithm}, not Ed25519` }
+  }
+  if (pinnedKeyId !== undefined && !keys.some((key) => key.key_id === pinnedKeyId)) {
+    return { ok: false, reason: `the log's keys (${keys.map((key) => key.key_id).join(', ') || 'none'}) do not include the pinned ${pinnedKeyId}` }
+  }
+  const checked = await checkKeySet(keys, pinnedKeyId === undefined ? null : [pinnedKeyId], subtleSha256)
+  const problem = checked.problems[0]
+  if (problem !== undefined) return { ok: false, reason: `the log's key set does not hold together: ${problem}` }
+  return checkHeadKey(head, checked, subtleSha256)
 }

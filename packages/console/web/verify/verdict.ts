@@ -1,5 +1,5 @@
 import { bytesToHex, hashFromHex, leafBytes, leafHash, subtleSha256, verifyInclusion } from '@waybill/merkle/verify'
-import type { HistoryEvent, OrderProof, ProofEntry, PublicKey, SignedHead } from '../api.js'
+import type { HistoryEvent, LogKey, OrderProof, ProofEntry, SignedHead } from '../api.js'
 import { verifyHead } from './head.js'
 
 export type Verdict =
@@ -40,7 +40,7 @@ type Problem = { readonly revision: number | null; readonly reason: string }
 /**
  * The browser's own verdict on an order's history (docs/audit.md#the-console): that the history is the
  * order the page asked for (its stream and order id on every event, revisions 0..n-1) and that the
- * proof speaks of exactly those events; the head's signature against the log's public key; then
+ * proof speaks of exactly those events; the head's signature against the key it names, from the log's key set; then
  * each event in revision order, its leaf recomputed from the history and its inclusion proof
  * checked against the signed root. The server's word counts for nothing here; its answers are
  * only the inputs, and it chooses each leaf index, so the indexes must grow with revision and only
@@ -48,7 +48,7 @@ type Problem = { readonly revision: number | null; readonly reason: string }
  * id as the auditor knows it from elsewhere, if they gave one.
  */
 export async function verifyOrder(
-  history: readonly HistoryEvent[], proof: OrderProof, key: PublicKey, expected: ExpectedOrder, pinnedKeyId?: string, now = Date.now(),
+  history: readonly HistoryEvent[], proof: OrderProof, keys: readonly LogKey[], expected: ExpectedOrder, pinnedKeyId?: string, now = Date.now(),
 ): Promise<Verdict> {
   const { head } = proof
   const fail = (problem: Problem): Verdict => ({ kind: 'failed', head, ...problem })
@@ -72,7 +72,7 @@ export async function verifyOrder(
     return { kind: 'unsigned', head, events: events.length }
   }
 
-  const headCheck = await verifyHead(head, key, pinnedKeyId)
+  const headCheck = await verifyHead(head, keys, pinnedKeyId)
   if (!headCheck.ok) return fail({ revision: null, reason: headCheck.reason })
   const root = hashFromHex(head.root_hash)
   const signedAt = Date.parse(head.timestamp)

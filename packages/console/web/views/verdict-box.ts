@@ -20,18 +20,18 @@ async function answer<T>(request: Promise<T>, what: string): Promise<T> {
 
 /**
  * The verdict on the order the page shows (`expected`; null when the page cannot name its account),
- * from the log's public key and the order's proof. Null: no verdict at all, for a server without
+ * from the log's key set and the order's proof. Null: no verdict at all, for a server without
  * the audit routes, unless the auditor pinned a key id: they know a signed log exists, so a server
  * that answers 404 for its proof or its key is withholding the check, and fails.
  */
 export async function fetchVerdict(
-  api: Pick<Api, 'publicKey' | 'proof'>, id: string, account: string | undefined, history: History,
+  api: Pick<Api, 'publicKeys' | 'proof'>, id: string, account: string | undefined, history: History,
   expected: ExpectedOrder | null, pinnedKeyId: string | undefined,
 ): Promise<Verdict | null> {
   if (expected === null) return { kind: 'failed', head: null, revision: null, reason: 'the page names no account for this order, so it cannot tell which stream the events must be in' }
   try {
-    const [key, proof] = await Promise.all([answer(api.publicKey(), 'no public key for the audit log'), answer(api.proof(id, account), 'no proof for this order')])
-    return await verifyOrder(history.events, proof, key, expected, pinnedKeyId)
+    const [keys, proof] = await Promise.all([answer(api.publicKeys(), 'no public key for the audit log'), answer(api.proof(id, account), 'no proof for this order')])
+    return await verifyOrder(history.events, proof, keys.keys, expected, pinnedKeyId)
   } catch (error) {
     if (error instanceof Missing) {
       return pinnedKeyId === undefined ? null

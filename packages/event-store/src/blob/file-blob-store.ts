@@ -1,6 +1,7 @@
 import { createHash, hash, randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
+import { usageCounter, type BlobUsage } from './blob-usage.js'
 
 /** Content-addressed storage for images: bytes are kept under their sha256. */
 export interface BlobStore {
@@ -27,6 +28,14 @@ export interface BlobStore {
    */
   sweep(isNamed: (sha256: string) => boolean, options: SweepOptions): Promise<SweepReport>
   has(sha256: string): Promise<boolean>
+  /**
+   * How many blobs are in place and their bytes (for /metrics; blobs set aside by `sweep` are not
+   * counted). Counted from the directory on the first call and again when the last count is older
+   * than five minutes (a sweep by another process, `waybill compact`, shows then), or after a sweep
+   * of this store's; between counts this store's puts are added. A call while a later count runs
+   * answers the last one.
+   */
+  usage?(): Promise<BlobUsage>
 }
 
 export interface SweepOptions {
@@ -86,6 +95,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
     }
   }
   const verified = new Map<string, string>()
+  const counter = usageCounter(dir)
   const orphans = join(dir, ORPHANS)
   const orphanOf = (sha256: string): string => join(orphans, sha256)
   /** Puts a blob set aside back in its place; false when it is not there either. */
@@ -115,6 +125,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
   }
   return {
     has,
+    usage: () => counter.usage(),
     async sweep(isNamed, options) {
       const now = options.now ?? Date.now
       const dryRun = options.dryRun === true
@@ -151,6 +162,8 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
           verified.delete(sha256)
         }
       }
+      // What it set aside or put back is in the next count, which the next usage() makes and answers.
+      if (!dryRun && setAside + restored > 0) counter.forget()
       return { setAside, deleted, deletedBytes, restored }
     },
     async read(sha256) {
@@ -199,6 +212,7 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
       await mkdir(folder, { recursive: true, mode: 0o700 })
       await fsyncDirectory(dir)
       const temporary = join(folder, `.tmp-${randomUUID()}`)
+      let left = true
       try {
         const handle = await open(temporary, 'wx', 0o600)
         try {
@@ -207,13 +221,17 @@ export async function openFileBlobStore(dir: string): Promise<BlobStore> {
         } finally {
           await handle.close()
         }
-        // Same content under the same name: a concurrent put of the same blob may win; either is right.
+        // Same content under the same name: a concurrent put of the same blob may win; either is
+        // right (usage() then counts it twice until the next count).
+        left = counter.adding(sha256, bytes.byteLength)
         await rename(temporary, file)
       } catch (error) {
+        if (!left) counter.failed(sha256)
         await rm(temporary, { force: true })
         throw error
       }
       await fsyncDirectory(folder)
+      if (left) counter.added(bytes.byteLength)
     },
   }
 }
@@ -226,3 +244,4 @@ async function fsyncDirectory(path: string): Promise<void> {
     await handle.close()
   }
 }
+

@@ -8,6 +8,7 @@ import { DEFAULT_READ_ALL_MAX_COUNT } from '../port.js'
 import { validateAppend } from '../append-rules.js'
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js'
 import { GroupCommitCounter } from './group-commit-stats.js'
+import { importRecorded } from './import-recorded.js'
 import { InlineWriter } from './inline-writer.js'
 import { ReadStatements } from './read-statements.js'
 import { BackgroundCheckpointer } from './background-checkpointer.js'
@@ -44,7 +45,8 @@ export interface SqliteEventStoreOptions {
 
 /**
  * The SQLite adapter: the EventStore port with every optional ability (change notification,
- * projection reads, group-commit statistics, gap audit), plus what the embedded deployment needs.
+ * projection reads, group-commit statistics, gap audit, import of recorded events), plus what the
+ * embedded deployment needs.
  */
 export interface SqliteEventStore extends Required<EventStore> {
   readonly path: string
@@ -116,6 +118,7 @@ class SqliteStore implements SqliteEventStore {
   readonly #listeners: Set<(head: Position) => void>
   readonly #readAllBatch: number
   readonly #checkpointer: BackgroundCheckpointer | null
+  readonly #busyTimeoutMs: number
   #closing: Promise<void> | null = null
 
   constructor(options: SqliteEventStoreOptions, writer: Writer, readDb: Database.Database,
@@ -128,6 +131,7 @@ class SqliteStore implements SqliteEventStore {
     this.#listeners = listeners
     this.#readAllBatch = options.readAllBatchSize ?? DEFAULT_READ_ALL_MAX_COUNT
     this.#checkpointer = checkpointer
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS
   }
 
   async appendToStream(streamName: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -178,6 +182,20 @@ class SqliteStore implements SqliteEventStore {
   async serverInfo(): Promise<StoreInfo> {
     const version = this.#read(() => this.#readDb.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()?.v ?? 'unknown')
     return { kind: 'sqlite', version: `SQLite ${version}`, location: this.path }
+  }
+
+  async importRecorded(events: readonly RecordedEvent[]): Promise<void> {
+    if (this.#closing !== null) throw new StoreUnavailableError('the event store is closed')
+    // A connection of its own, for the one transaction: the writer's (inline or on its thread)
+    // never sees these rows, and BEGIN IMMEDIATE orders the two like any two writers.
+    const db = openConnection(this.path, { busyTimeoutMs: this.#busyTimeoutMs })
+    try {
+      importRecorded(db, events)
+    } catch (error) {
+      throw error instanceof RangeError ? error : toStoreError(error)
+    } finally {
+      db.close()
+    }
   }
 
   stats(): WriteStats {

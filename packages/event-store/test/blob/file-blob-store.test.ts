@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
 import { readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { setTimeout } from 'node:timers/promises'
 import t from 'tap'
+import { usageCounter } from '../../src/blob/blob-usage.js'
 import { openFileBlobStore } from '../../src/index.js'
 import { tempDir } from '../store-fixture.js'
 
@@ -81,6 +83,29 @@ t.test('read: the bytes only while they hash to their name, checked once per fil
   await t.rejects(blobs.read('ABC'), RangeError)
 })
 
+t.test('usage counts the blobs on disk once, then follows this store\'s puts; a put during the count counts once', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const first = await openFileBlobStore(dir)
+  const a = Buffer.from('first blob')
+  const b = Buffer.alloc(3000, 2)
+  await first.put(a, sha(a))
+  await first.put(b, sha(b))
+  await writeFile(join(dir, 'stray-file'), 'not a blob folder')
+  const blobs = await openFileBlobStore(dir)
+  const c = Buffer.alloc(500, 3)
+  // The count starts, and a put runs beside it: whichever ends first, the blob counts once.
+  const [counted] = await Promise.all([blobs.usage!(), blobs.put(c, sha(c))])
+  t.ok(counted.blobs === 2 || counted.blobs === 3, `the first answer counts the put or not yet (${counted.blobs})`)
+  t.same(await blobs.usage!(), { blobs: 3, bytes: a.length + b.length + c.length }, 'the two on disk and the one put beside the count, once each')
+  const d = Buffer.alloc(100, 4)
+  await blobs.put(d, sha(d))
+  await blobs.put(d, sha(d))
+  t.same(await blobs.usage!(), { blobs: 4, bytes: a.length + b.length + c.length + d.length }, 'a new put adds, a repeated one does not')
+  t.same(await first.usage!(), { blobs: 4, bytes: a.length + b.length + c.length + d.length }, 'another store counts what is on disk on its first call')
+  const empty = await openFileBlobStore(join(await tempDir(t), 'empty'))
+  t.same(await empty.usage!(), { blobs: 0, bytes: 0 })
+})
+
 t.test('sweep: an unnamed blob past the grace is set aside, then deleted a grace later; named and young ones stay', async (t) => {
   const dir = join(await tempDir(t), 'blobs')
   const blobs = await openFileBlobStore(dir)
@@ -126,4 +151,34 @@ t.test('sweep: a blob set aside that an event names after all comes back, by the
   t.ok(read.status === 'ok' && Buffer.concat(read.chunks).equals(second!), 'put back by the first read')
   t.same(await blobs.get(sha(third!)), third, 'and by get')
   t.same(await readdir(join(dir, '.orphans')), [], 'none left aside')
+})
+
+t.test('usage: a sweep here is counted by the next call; one by another process shows once the count is five minutes old', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  const [kept, swept] = ['kept', 'swept'].map((text) => Buffer.from(`${text} image`))
+  for (const bytes of [kept!, swept!]) await blobs.put(bytes, sha(bytes))
+  t.same(await blobs.usage!(), { blobs: 2, bytes: kept!.length + swept!.length })
+  await blobs.sweep((name) => name === sha(kept!), { graceMs: 0 })
+  t.same(await blobs.usage!(), { blobs: 1, bytes: kept!.length }, 'what this store set aside is no longer counted')
+
+  let clock = 0
+  const counter = usageCounter(dir, () => clock)
+  t.same(await counter.usage(), { blobs: 1, bytes: kept!.length })
+  // Another process puts the swept blob back in place (as a read of it would).
+  const other = await openFileBlobStore(dir)
+  t.equal((await other.read(sha(swept!))).status, 'ok')
+  clock += 5 * 60_000 - 1
+  t.same(await counter.usage(), { blobs: 1, bytes: kept!.length }, 'a count younger than five minutes is kept')
+  clock += 1
+  t.same(await counter.usage(), { blobs: 1, bytes: kept!.length }, 'a stale one is answered while the directory is counted again')
+  for (let tries = 0; tries < 200 && (await counter.usage()).blobs === 1; tries += 1) await setTimeout(5)
+  t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, 'then the new count')
+  await rm(dir, { recursive: true })
+  clock += 5 * 60_000
+  t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, 'a count that fails leaves the last one')
+  await setTimeout(20)
+  t.same(await counter.usage(), { blobs: 2, bytes: kept!.length + swept!.length }, '... and the next call tries again')
+  counter.forget()
+  await t.rejects(counter.usage(), { code: 'ENOENT' }, 'with nothing to answer, a failed count is the answer')
 })

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { WaybillError, type ErrorCode } from '@waybill/domain'
+import { noteProblem } from '../logging/request-log.js'
 import { MethodsByPath } from './methods-by-path.js'
+import { NotReadyError } from './not-ready.js'
 import { problemFor, refusalLogFields, toWaybillError } from './problem.js'
 
 /** Told of every problem answered, with its code and status (the error counter of /metrics). */
@@ -13,17 +15,18 @@ export type SendProblem = (thrown: unknown, request: FastifyRequest, reply: Fast
 /**
  * The one place an error becomes a response: an RFC 9457 problem body with the catalogue code,
  * and the one place errors are counted. A 5xx says only its catalogue title to the client; the
- * cause goes to the log. Also used for Fastify's framework errors (a path with bad
+ * cause goes to the log (the request's one line). Also used for Fastify's framework errors (a path with bad
  * percent-encoding), which are answered before any hook or the error handler runs.
  */
 export function problemSender(onProblem: ProblemListener): SendProblem {
   return (thrown, request, reply) => {
     const error = toWaybillError(thrown)
-    // A 503 is a passing condition said to the client (store away, draining): a warning, no stack.
-    if (error.status === 503) request.log.warn({ ...refusalLogFields(error), cause: error.cause instanceof Error ? String(error.cause) : '' }, 'request refused for now')
-    else if (error.status >= 500) request.log.error({ err: thrown }, 'request failed')
-    else request.log.info(refusalLogFields(error), 'request refused')
-    onProblem(error.code, error.status)
+    // Said in the request's one log line (logging/request-log.ts): a 503 is a passing condition
+    // (store away, draining), with its cause and no stack; another 5xx has the error and its stack.
+    noteProblem(request, error.status === 503
+      ? { ...refusalLogFields(error), cause: error.cause instanceof Error ? String(error.cause) : '' }
+      : error.status >= 500 ? { ...refusalLogFields(error), err: thrown } : refusalLogFields(error))
+    if (!(error instanceof NotReadyError)) onProblem(error.code, error.status)
     const path = request.url.split('?')[0] ?? request.url
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
     return reply

@@ -2,6 +2,7 @@ import { ERROR_CATALOGUE, WaybillError, type ErrorCode } from '@waybill/domain'
 import type { Problem } from '@waybill/domain/wire'
 import { StoreUnavailableError, WrongExpectedVersionError } from '@waybill/event-store'
 import { redactKeyTokens } from '@waybill/keys'
+import { NotReadyError } from './not-ready.js'
 
 // Where each code is described; `/errors/<code>` answers a short text without a key.
 function problemType(code: ErrorCode): string {
@@ -47,13 +48,15 @@ const UNAVAILABLE_DETAIL = 'The service cannot take this request right now; retr
 /**
  * The problem body of an error. A 5xx never carries the error's own detail (which may name a
  * file, a blob or a cause): a 500 says its title, a 503 that it will pass; the log has the rest.
+ * Readiness's 503 alone says why (`NotReadyError`: written to be public).
  * Whatever echoes the request (a detail naming an order id or a path, the path itself) has every
  * key-shaped token cut to its prefix: a key put where an order id goes is not repeated back, nor
  * written to the log, which logs this body's detail.
  */
 export function problemFor(error: WaybillError, instance: string, requestId: string): Problem {
   const title = ERROR_CATALOGUE[error.code].title
-  const detail = error.status === 503 ? UNAVAILABLE_DETAIL : error.status >= 500 ? title : redactKeyTokens(error.detail ?? title)
+  const detail = error instanceof NotReadyError ? error.detail ?? title
+    : error.status === 503 ? UNAVAILABLE_DETAIL : error.status >= 500 ? title : redactKeyTokens(error.detail ?? title)
   return {
     type: problemType(error.code),
     title,

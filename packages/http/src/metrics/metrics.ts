@@ -1,11 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { WAYBILL_VERSION } from '@waybill/domain'
-import type { EventStore, StreamStore } from '@waybill/event-store'
+import { Counter, Histogram, type Registry } from 'prom-client'
+import type { BlobStore, EventStore, StreamStore } from '@waybill/event-store'
+import type { SignedTreeHead } from '@waybill/merkle'
+import type { ProjectorStatus } from '@waybill/projector'
 import type { WebhookEndpointStatus } from '@waybill/webhooks'
+import { READINESS_CHECKS, type Readiness } from '../readiness/readiness.js'
 import { timedAppends } from '../store/timed-appends.js'
-import { registerWebhookMetrics } from './webhook-gauges.js'
+import { registerDataMetrics } from './data-metrics.js'
+import { registerGroupCommit } from './group-commit.js'
+import { registerOperationMetrics } from './operation-metrics.js'
+import { processRegistry } from './process-registry.js'
+import { registerProjectorMetrics } from './projector-metrics.js'
+import { registerScraped } from './scraped.js'
+import { registerWebhookMetrics } from './webhook-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,37 +32,38 @@ export interface WaybillMetrics {
   readonly contentType: string
   readonly eventsAccepted: Counter<'type'>
   readonly errors: Counter<'code' | 'status'>
+  /** `waybill_http_request_duration_seconds`, observed by the plugin's hook. */
+  readonly requests: Histogram<'method' | 'route' | 'status'>
   /** Counts one problem answered, by its code and status. */
   countProblem(code: string, status: number): void
 }
 
-/** What /metrics reports of a projector running in this process. */
-export interface ProjectorGauges {
-  /** Events behind the head of the log. */
-  lag(): number
-  up(): boolean
-  /** The webhook endpoints it delivers to (docs/operations.md#metrics). */
+/** The projector running in this process (`waybill serve`'s thread), as /metrics and readiness see it. */
+export interface ProjectorView {
+  /** Its last report; null before the first. */
+  status(): ProjectorStatus | null
+  /** The webhook endpoints its thread delivers to, as last reported (docs/operations.md#metrics). */
   webhooks?(): readonly WebhookEndpointStatus[]
 }
 
 export interface MetricsOptions {
   /** The store whose group-commit figures are reported, when it keeps them (the SQLite store does). */
   readonly store: EventStore
+  /** The data directory: its free space, what its parts weigh, the operators' runs. */
+  readonly dataDir: string
+  readonly blobs?: Pick<BlobStore, 'usage'>
+  /** The kept heads: the latest one's size and age. */
+  readonly heads?: { latest(): SignedTreeHead | null }
   /** The projector of this process, when one runs (`waybill serve`'s thread). */
-  readonly projector?: ProjectorGauges
+  readonly projector?: ProjectorView
+  readonly readiness: Readiness
 }
 
-/** Upper bounds of the batch-size histogram (appends per transaction, i.e. per fsync). */
-const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+/** Upper bounds of the request-duration histogram, in seconds. */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 export function createMetrics(options: MetricsOptions): WaybillMetrics {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'waybill_' })
-  // Which Waybill answers: one series, always 1, its labels the version (docs/operations.md#upgrades).
-  new Gauge({
-    name: 'waybill_build_info', help: 'Waybill\'s version and the Node.js it runs on (always 1)',
-    labelNames: ['version', 'node'] as const, registers: [registry],
-  }).set({ version: WAYBILL_VERSION, node: process.version }, 1)
+  const registry = processRegistry()
 
   const accepted = new Counter({
     name: 'waybill_events_accepted_total',
@@ -64,7 +73,7 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
   })
   const errors = new Counter({
     name: 'waybill_errors_total',
-    help: 'Error answers, by error code',
+    help: 'Error answers, by error code (readiness answers are not counted: see waybill_ready)',
     labelNames: ['code', 'status'] as const,
     registers: [registry],
   })
@@ -74,54 +83,24 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
     buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   })
+  const requests = new Histogram({
+    name: 'waybill_http_request_duration_seconds',
+    help: 'Time from a request\'s arrival to its answer sent, by method, route (the pattern, e.g. /v1/orders/:order_id; "unmatched" for none) and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  })
   const stats = options.store.stats?.bind(options.store)
-  if (stats !== undefined) {
-    // The store keeps exact counts per batch size; they are re-expressed as a cumulative
-    // histogram at scrape time rather than observed twice on the hot path.
-    new Gauge({
-      name: 'waybill_group_commit_batch_size_bucket',
-      help: 'Transactions (one fsync each) with at most `le` appends, since the store opened',
-      labelNames: ['le'] as const,
-      registers: [registry],
-      collect() {
-        const { batchSizeCounts, batches } = stats()
-        for (const bound of BATCH_BUCKETS) {
-          let count = 0
-          for (const [size, n] of batchSizeCounts) if (size <= bound) count += n
-          this.set({ le: String(bound) }, count)
-        }
-        this.set({ le: '+Inf' }, batches)
-      },
-    })
-    new Gauge({
-      name: 'waybill_group_commit_batches',
-      help: 'Transactions committed or attempted by the SQLite writer since the store opened',
-      registers: [registry],
-      collect() { this.set(stats().batches) },
-    })
-    new Gauge({
-      name: 'waybill_group_commit_appends',
-      help: 'Appends settled by the SQLite writer since the store opened',
-      registers: [registry],
-      collect() { this.set(stats().appends) },
-    })
-  }
-  const projector = options.projector
-  if (projector !== undefined) {
-    new Gauge({
-      name: 'waybill_projector_lag_events',
-      help: 'Events between the head of the log and the read model checkpoint, as the projector last counted',
-      registers: [registry],
-      collect() { this.set(projector.lag()) },
-    })
-    new Gauge({
-      name: 'waybill_projector_up',
-      help: '1 while the projector runs and reads the store without failing, 0 while it retries or its thread is restarting',
-      registers: [registry],
-      collect() { this.set(projector.up() ? 1 : 0) },
-    })
-    if (projector.webhooks !== undefined) registerWebhookMetrics(registry, projector.webhooks.bind(projector))
-  }
+  if (stats !== undefined) registerGroupCommit(registry, stats)
+  registerProjectorMetrics(registry, {
+    ...(options.projector !== undefined ? { status: () => options.projector?.status() ?? null } : {}),
+    ...(options.heads !== undefined ? { heads: options.heads } : {}),
+  })
+  const webhooks = options.projector?.webhooks?.bind(options.projector)
+  if (webhooks !== undefined) registerWebhookMetrics(registry, webhooks)
+  registerDataMetrics(registry, { dataDir: options.dataDir, ...(options.blobs !== undefined ? { blobs: options.blobs } : {}) })
+  registerOperationMetrics(registry, options.dataDir)
+  registerReadinessMetrics(registry, options.readiness)
 
   return {
     registry,
@@ -130,8 +109,23 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
     instrument: (inner) => timedAppends(inner, appendSeconds),
     eventsAccepted: accepted,
     errors,
+    requests,
     countProblem: (code, status) => errors.inc({ code, status: String(status) }),
   }
+}
+
+function registerReadinessMetrics(registry: Registry, readiness: Readiness): void {
+  registerScraped(registry, {
+    name: 'waybill_ready', help: '1 while /readyz answers 200; 0 while it answers 503 (waybill_readiness_failing says why)', type: 'gauge',
+    read: async () => [{ value: (await readiness.failing()).length === 0 ? 1 : 0 }],
+  })
+  registerScraped(registry, {
+    name: 'waybill_readiness_failing', help: '1 for each readiness check that fails now: disk, store, read_model, audit_log, projector', type: 'gauge',
+    read: async () => {
+      const failing = new Set((await readiness.failing()).map((f) => f.check))
+      return READINESS_CHECKS.map((check) => ({ labels: { check }, value: failing.has(check) ? 1 : 0 }))
+    },
+  })
 }
 
 interface MetricsPluginOptions {
@@ -139,17 +133,21 @@ interface MetricsPluginOptions {
 }
 
 /**
- * Counts accepted events by type (from the parsed body of a 201/202 on /v1/deliveries). Errors are
- * counted where their problem body is built, by the code itself. /metrics itself is never on the
- * API's listener: it shows totals across every account, so it has a listener of its own
- * (metrics-listener.ts, loopback by default).
+ * Times every request by method, route pattern and status, and counts accepted events by type
+ * (from the parsed body of a 201/202 on /v1/deliveries). Errors are counted where their problem
+ * body is built, by the code itself. /metrics itself is never on the API's listener: it shows
+ * totals across every account, so it has a listener of its own (metrics-listener.ts, loopback
+ * by default).
  */
 async function metricsPlugin(app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
   const metrics = options.metrics
   app.decorate('metrics', options.metrics)
   // A callback-style hook: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
-    if ((reply.statusCode === 201 || reply.statusCode === 202) && request.routeOptions.url === '/v1/deliveries') {
+    const route = request.routeOptions.url
+    // The pattern, never the path: one series per route, whatever ids the paths carry.
+    metrics.requests.observe({ method: request.method, route: route ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000)
+    if ((reply.statusCode === 201 || reply.statusCode === 202) && route === '/v1/deliveries') {
       const event = (request.body as { event?: unknown } | undefined)?.event
       if (typeof event === 'string') metrics.eventsAccepted.inc({ type: event })
     }

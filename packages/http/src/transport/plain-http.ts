@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { WaybillError } from '@waybill/domain'
+import { redactKeyTokens } from '@waybill/keys'
 import { dechunkedBody } from './chunked-body.js'
 import { exposedKeysIn } from './exposed-keys.js'
 import type { RevokeExposed } from './exposure.js'
@@ -10,7 +11,8 @@ export interface PlainHttpOptions {
   readonly revokeExposed: RevokeExposed
   /** Told of each refusal answered (the error counter of /metrics). */
   readonly onProblem: (error: WaybillError) => void
-  readonly log: { warn(object: object, message: string): void; error(object: object, message: string): void }
+  /** Each answer is one `request` line, in the shape of the HTTPS requests' (logging/request-log.ts). */
+  readonly log: { info(object: object, message: string): void; warn(object: object, message: string): void; error(object: object, message: string): void }
   /** Bytes read at most before answering. Default 1 MiB. */
   readonly maxBytes?: number
   /** Answer once the client has sent nothing for this long. Default 1,000 ms. */
@@ -26,7 +28,7 @@ export interface PlainHttpOptions {
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1')
 const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n', 'latin1')
-const REQUEST_LINE = /^[A-Z]{1,16} (\/\S*) HTTP\/1\.[01]\r\n/
+const REQUEST_LINE = /^([A-Z]{1,16}) (\/\S*) HTTP\/1\.[01]\r\n/
 
 /** The refusal of a plain-HTTP request, saying truthfully what became of the keys it carried. */
 export function insecureRefusal(keysSeen: number, keysRevoked: number): WaybillError {
@@ -49,6 +51,7 @@ export function insecureRefusal(keysSeen: number, keysRevoked: number): WaybillE
  */
 export function answerPlainHttp(socket: Socket, options: PlainHttpOptions): void {
   const maxBytes = options.maxBytes ?? 1024 * 1024
+  const arrived = performance.now()
   const chunks: Buffer[] = []
   let length = 0
   let answered = false
@@ -66,17 +69,28 @@ export function answerPlainHttp(socket: Socket, options: PlainHttpOptions): void
     clearTimeout(total)
     const bytes = received()
     const seen = keysIn(bytes)
-    const path = REQUEST_LINE.exec(bytes.subarray(0, 8192).toString('latin1'))?.[1] ?? '/'
+    const requestLine = REQUEST_LINE.exec(bytes.subarray(0, 8192).toString('latin1'))
+    const path = requestLine?.[2] ?? '/'
     options.revokeExposed(seen).then(
-      (revoked) => respond(insecureRefusal(seen.length, revoked.length)),
+      (revoked) => respond(insecureRefusal(seen.length, revoked.length), revoked.length),
       (failure: unknown) => {
         options.log.error({ err: failure }, 'could not revoke a key seen over plain HTTP')
-        respond(toWaybillError(failure))
+        respond(toWaybillError(failure), 0)
       },
     )
-    function respond(error: WaybillError): void {
+    function respond(error: WaybillError, keysRevoked: number): void {
       options.onProblem(error)
       const requestId = randomUUID()
+      // The request's one log line (no Fastify request exists here to log it). The detail is left
+      // out: what it says of the keys is in the two counts.
+      const line = {
+        reqId: requestId, method: requestLine?.[1] ?? null, url: redactKeyTokens(path), route: null, listener: 'plain', status: error.status,
+        duration_ms: Math.round((performance.now() - arrived) * 10) / 10, client: socket.remoteAddress ?? null, code: error.code,
+        keys_seen: seen.length, keys_revoked: keysRevoked,
+      }
+      if (error.status === 503) options.log.warn(line, 'request')
+      else if (error.status >= 500) options.log.error(line, 'request')
+      else options.log.info(line, 'request')
       const body = JSON.stringify(problemFor(error, path.split('?')[0] ?? '/', requestId))
       const headers = [
         `HTTP/1.1 ${error.status} ${error.status === 403 ? 'Forbidden' : 'Service Unavailable'}`,

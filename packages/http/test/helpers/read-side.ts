@@ -5,9 +5,10 @@ import { AuditLog, HeadStore, ReadModel, startProjector, type ProjectorOptions }
 /** What the app reads orders and audit heads from, in a test's data dir: a read model, a heads file and a fresh key pair. */
 export interface ReadSide {
   readonly readModel: ReadModel
-  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore; readonly publicKey: KeyObject }
-  /** Signs heads the audit routes then serve. */
+  readonly audit: { readonly log: AuditLog; readonly heads: HeadStore }
+  /** Signs heads the audit routes then serve (record its public half in the heads file for the key routes to serve it). */
   readonly signingKey: KeyObject
+  readonly publicKey: KeyObject
   close(): void
 }
 
@@ -17,7 +18,7 @@ export function openReadSide(dataDir: string): ReadSide {
   const heads = HeadStore.inDataDir(dataDir)
   const { privateKey, publicKey } = generateKeyPairSync('ed25519')
   return {
-    readModel, audit: { log, heads, publicKey }, signingKey: privateKey,
+    readModel, audit: { log, heads }, signingKey: privateKey, publicKey,
     close: () => {
       readModel.close()
       log.close()

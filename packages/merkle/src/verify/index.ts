@@ -8,3 +8,6 @@ export { subtleSha256, type Sha256 } from './hashing.js'
 export { treeHeadMessage, isWellFormedHead, type SignedTreeHead } from './tree-head.js'
 export { leafBytes, leafText, type LeafFields } from './leaf.js'
 export { base64ToBytes, bytesToHex, hashFromHex, hexToBytes } from './bytes.js'
+export {
+  keyStatementMessage, checkKeySet, checkHeadKey, type KeyStatement, type AuditKey, type KeyValidity, type TrustedKey, type CheckedKeySet,
+} from './key-set.js'

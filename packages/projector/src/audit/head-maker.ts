@@ -16,7 +16,12 @@ export interface HeadPolicy {
 }
 
 export interface AuditOptions extends HeadPolicy {
-  readonly signingKey: KeyObject
+  /**
+   * The key heads are signed with: a fixed key, or a function asked before each head that answers
+   * the key to sign with now, or why there is none (a projector that follows
+   * `waybill audit rotate-key`: `followSigningKey`).
+   */
+  readonly signingKey: KeyObject | (() => KeyObject | string)
   readonly heads: HeadStore
 }
 
@@ -28,6 +33,7 @@ export type HeadVerdict =
   | { readonly kind: 'signed'; readonly head: SignedTreeHead }
   | { readonly kind: 'behind'; readonly treeSize: number; readonly headSize: number }
   | { readonly kind: 'inconsistent'; readonly head: SignedTreeHead; readonly root: string }
+  | { readonly kind: 'no_key'; readonly reason: string }
 
 /**
  * Decides after each audit projection batch whether to sign a head (docs/audit.md#signed-tree-heads): every
@@ -35,7 +41,8 @@ export type HeadVerdict =
  * second), as long as the tree grew. It never signs a tree that does not extend the latest kept
  * head: the root at that head's size must be the head's root. A tree smaller than that head (the
  * log lost events, or an audit log started again from nothing that has not reached it) is left
- * unsigned too. `force` (a projection stopping) signs a grown tree whatever the policy says.
+ * unsigned too. `force` (a projection stopping) signs a grown tree whatever the policy says. A
+ * head is kept only while its key is the current one (docs/audit.md#key-lifecycle).
  */
 export function headMaker(options: AuditOptions, now: () => Date = () => new Date()) {
   const everyEvents = options.everyEvents ?? 1000
@@ -57,8 +64,11 @@ export function headMaker(options: AuditOptions, now: () => Date = () => new Dat
     const since = at.getTime() - Math.max(lastAt, latest === null ? 0 : Date.parse(latest.timestamp))
     const due = force || latest === null || size - latestSize >= everyEvents || since >= everyMs || (caughtUp && since >= CAUGHT_UP_MIN_MS)
     if (!due) return { kind: 'none' }
-    const head = signTreeHead(options.signingKey, size, toHex(tree.root(size)), at)
-    options.heads.add(head)
+    const key = typeof options.signingKey === 'function' ? options.signingKey() : options.signingKey
+    if (typeof key === 'string') return { kind: 'no_key', reason: key }
+    const head = signTreeHead(key, size, toHex(tree.root(size)), at)
+    // Not kept when the key was retired since it was asked for: the next batch signs with the new one.
+    if (!options.heads.add(head)) return { kind: 'none' }
     lastAt = at.getTime()
     return { kind: 'signed', head }
   }

@@ -17,6 +17,8 @@ export function problemOf(verdict: HeadVerdict): string | null {
     case 'inconsistent':
       return `the audit tree's root at size ${verdict.head.tree_size} is ${verdict.root}, not the signed head's ${verdict.head.root_hash}: ` +
         'the log or the audit log was changed; no head is signed until `waybill audit verify` is run and the cause found'
+    case 'no_key':
+      return `no head can be signed: ${verdict.reason}`
     case 'behind':
       return `the audit tree holds ${verdict.treeSize} leaves but a head was signed at ${verdict.headSize}: ` +
         'events were cut from the log, or this audit log has not reached it; no head is signed until it does'
@@ -41,7 +43,9 @@ export function headSigning(options: AuditOptions, log: ProjectorLogger) {
       if (verdict.kind === 'signed') {
         log.info({ audit: { tree_size: verdict.head.tree_size, root_hash: verdict.head.root_hash } }, 'projector: signed a tree head')
       }
-      if (problem !== null && problem !== status.problem) log.error({ audit: { problem } }, 'projector: AUDIT LOG INCONSISTENT WITH A SIGNED HEAD')
+      if (problem !== null && problem !== status.problem) {
+        log.error({ audit: { problem } }, verdict.kind === 'no_key' ? 'projector: NO TREE-HEAD SIGNING KEY' : 'projector: AUDIT LOG INCONSISTENT WITH A SIGNED HEAD')
+      }
       status = { treeSize: tree.size(), headSize: verdict.kind === 'signed' ? verdict.head.tree_size : status.headSize, problem }
     },
     status: (): SigningStatus => status,

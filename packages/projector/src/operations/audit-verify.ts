@@ -1,7 +1,9 @@
-import { createHash, type KeyObject } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
 import { verifyStreamChain, type BlobStore, type EventStore, type Position } from '@waybill/event-store'
-import { CompactRange, toHex, verifyTreeHead, type SignedTreeHead } from '@waybill/merkle'
+import { CompactRange, toHex, type SignedTreeHead } from '@waybill/merkle'
+import { checkHeadKey, checkKeySet, subtleSha256, type AuditKey } from '@waybill/merkle/verify'
+import { imagesNamedBy } from '../audit/images.js'
 import { eventLeafHash } from '../audit/leaf.js'
 import type { TreeLeaf } from '../audit/merkle-tables.js'
 
@@ -15,8 +17,12 @@ export interface LeafName {
 }
 
 export interface AuditFinding {
-  /** `signature`: a head does not verify; `root`: the log's tree disagrees with a head; `cut`: the log is shorter than a head; `chain`, `image`. */
-  readonly kind: 'signature' | 'root' | 'cut' | 'chain' | 'image'
+  /**
+   * `key`: the key set does not hold together; `signature`: a head does not verify with the key
+   * it names (or that key is not believed, or the head lies outside its validity); `root`: the
+   * log's tree disagrees with a head; `cut`: the log is shorter than a head; `chain`, `image`.
+   */
+  readonly kind: 'key' | 'signature' | 'root' | 'cut' | 'chain' | 'image'
   readonly message: string
   /** The first leaf known to differ (or, for `cut`, the first missing one), when it can be named. */
   readonly leaf?: LeafName
@@ -27,6 +33,8 @@ export interface AuditVerifyReport {
   readonly leaves: number
   readonly root: string
   readonly headsChecked: number
+  /** The keys believed (anchors and the rotations they vouched for), and the set's other keys. */
+  readonly keys: { readonly believed: readonly string[]; readonly untrusted: readonly string[] }
   readonly streams: number
   readonly images: number
   readonly findings: readonly AuditFinding[]
@@ -36,8 +44,13 @@ export interface AuditVerifyReport {
 export interface AuditVerifyOptions {
   readonly store: EventStore
   readonly blobs: Pick<BlobStore, 'get'>
-  /** The key every head must be signed by. */
-  readonly publicKey: KeyObject
+  /** The log's key set (docs/audit.md#key-lifecycle): each head is checked against the key it names. */
+  readonly keys: readonly AuditKey[]
+  /**
+   * The key ids the auditor believes from elsewhere (`--public-key`); the other keys are believed
+   * only through the rotations those vouched for. Null: every sound key of the set.
+   */
+  readonly anchors: readonly string[] | null
   /** The heads this data directory kept. */
   readonly heads: Iterable<SignedTreeHead>
   /** A head the auditor kept elsewhere: what catches a rewritten history and a cut-off tail. */
@@ -55,7 +68,8 @@ const BATCH = 10_000
 
 /**
  * `waybill audit verify` (docs/audit.md#waybill-audit): recomputes the Merkle tree from the event
- * log itself (not from the audit log's file), checks every head's signature and that the
+ * log itself (not from the audit log's file), checks the key set, every head's signature by the
+ * key it names (believed, and within its validity) and that the
  * log's tree has that head's root at that head's size, the same for the auditor's own head,
  * every order stream's hash chain, and every image's bytes against the sha256 its event records.
  */
@@ -64,11 +78,15 @@ export async function verifyAuditLog(options: AuditVerifyOptions): Promise<Audit
   const targets: Array<{ head: SignedTreeHead; label: string }> = []
   for (const head of options.heads) targets.push({ head, label: `head ${head.tree_size} (${head.timestamp})` })
   if (options.keptHead !== undefined) targets.push({ head: options.keptHead, label: `your kept head ${options.keptHead.tree_size} (${options.keptHead.timestamp})` })
-  const checkable = targets.filter(({ head, label }) => {
-    if (verifyTreeHead(head, options.publicKey)) return true
-    findings.push({ kind: 'signature', message: `${label}: the signature does not verify with the public key (the head names key ${head.key_id})` })
-    return false
-  }).sort((a, b) => a.head.tree_size - b.head.tree_size)
+  const keys = await checkKeySet(options.keys, options.anchors, subtleSha256)
+  for (const problem of keys.problems) findings.push({ kind: 'key', message: problem })
+  const checkable: typeof targets = []
+  for (const target of targets) {
+    const check = await checkHeadKey(target.head, keys, subtleSha256)
+    if (check.ok) checkable.push(target)
+    else findings.push({ kind: 'signature', message: `${target.label}: ${check.reason}` })
+  }
+  checkable.sort((a, b) => a.head.tree_size - b.head.tree_size)
 
   const range = new CompactRange()
   const streams = new Set<string>()
@@ -101,10 +119,7 @@ export async function verifyAuditLog(options: AuditVerifyOptions): Promise<Audit
       // A shorter witness (a projector still behind) names nothing; a different leaf does.
       if (firstDifference === null && witnessed !== undefined && witnessed.done !== true &&
         !witnessed.value.hash.equals(hash)) firstDifference = nameOf(index, event.streamName, event.revision)
-      for (const field of ['pod', 'signature']) {
-        const ref = event.data[field] as { sha256?: unknown } | undefined
-        if (typeof ref?.sha256 === 'string' && !images.has(ref.sha256)) images.set(ref.sha256, nameOf(index, event.streamName, event.revision))
-      }
+      for (const sha256 of imagesNamedBy(event.data)) if (!images.has(sha256)) images.set(sha256, nameOf(index, event.streamName, event.revision))
       checkRootsAt(range.size)
     }
     options.onProgress?.(range.size)
@@ -133,7 +148,8 @@ export async function verifyAuditLog(options: AuditVerifyOptions): Promise<Audit
     if (problem !== null) findings.push({ kind: 'image', message: `image ${sha256} of ${describe(leaf)} ${problem}`, leaf })
   }
   return {
-    leaves: range.size, root: toHex(range.root()), headsChecked: checkable.length, streams: streams.size, images: images.size,
+    leaves: range.size, root: toHex(range.root()), headsChecked: checkable.length,
+    keys: { believed: [...keys.trusted.keys()], untrusted: [...keys.untrusted.keys()] }, streams: streams.size, images: images.size,
     findings, ok: findings.length === 0,
   }
 }

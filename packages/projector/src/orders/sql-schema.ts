@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { timestampKey } from './timestamp-key.js'
+import { RefusedFileError } from '../generation/refused-file.js'
 
 /**
  * Bumped when the table layout changes, with a step in `migrateFrom` that brings a file of the
@@ -95,7 +96,8 @@ export function createSchema(db: Database, withIndexes = true, migrate = true): 
   // Readers open the model too: in the usual case (current version) this is one read, no lock.
   const found = storedVersion(db)
   if (!migrate && found !== null && found < READ_MODEL_SCHEMA_VERSION) {
-    throw new Error(`read model ${db.name} has schema version ${found}, older than this Waybill's ${READ_MODEL_SCHEMA_VERSION}: ` +
+    const summary = `schema version ${found}, older than this Waybill's ${READ_MODEL_SCHEMA_VERSION}`
+    throw new RefusedFileError('read model', summary, `read model ${db.name} has ${summary}: ` +
       '`waybill serve` or `waybill projector` of this version migrates it when it opens it (or run `waybill rebuild`)')
   }
   if (found !== READ_MODEL_SCHEMA_VERSION) {
@@ -104,7 +106,8 @@ export function createSchema(db: Database, withIndexes = true, migrate = true): 
     db.transaction(() => {
       const version = storedVersion(db)
       if (version !== null && version > READ_MODEL_SCHEMA_VERSION) {
-        throw new Error(`read model ${db.name} has schema version ${version}, newer than this Waybill's ${READ_MODEL_SCHEMA_VERSION}: upgrade Waybill or run \`waybill rebuild\``)
+        const summary = `schema version ${version}, newer than this Waybill's ${READ_MODEL_SCHEMA_VERSION}`
+        throw new RefusedFileError('read model', summary, `read model ${db.name} has ${summary}: upgrade Waybill or run \`waybill rebuild\``)
       }
       db.exec(OTHER_TABLES)
       if (version === null) db.exec(ORDERS_TABLE)
@@ -130,7 +133,10 @@ function storedVersion(db: Database): number | null {
   // them left a version-1 file without the row. Later versions write both in one transaction.
   if (row === undefined) return 1
   const version = Number(row.value)
-  if (!Number.isSafeInteger(version) || version < 1) throw new Error(`read model ${db.name} has schema version "${row.value}", which no Waybill wrote`)
+  if (!Number.isSafeInteger(version) || version < 1) {
+    const summary = `schema version "${row.value}", which no Waybill wrote`
+    throw new RefusedFileError('read model', summary, `read model ${db.name} has ${summary}`)
+  }
   return version
 }
 

@@ -6,8 +6,9 @@ import t from 'tap'
 import { hashEvent } from '@waybill/event-store'
 import { hashesOf, toHex, treeRoot, verifyConsistency, verifyInclusion, verifyTreeHead } from '@waybill/merkle'
 import {
-  AuditLog, eventLeafHash, headMaker, HeadStore, loadOrCreateSigningKey, ReadModel, rebuildAuditLog, rebuildReadModel, startProjector,
+  AuditLog, eventLeafHash, headMaker, HeadStore, readSigningKey, ReadModel, rebuildAuditLog, rebuildReadModel, startProjector,
 } from '../../src/index.js'
+import { createSigningKey } from '../../src/audit/signing-key.js'
 import { openStore, randomTraffic, tempDir } from '../helpers.js'
 
 const tablesOf = (path: string): string[] => {
@@ -173,14 +174,16 @@ t.test('the signing key: made once at 0600 in a 0700 directory, then read back; 
   const dir = await tempDir()
   t.teardown(() => dir.remove())
   const keyDir = join(dir.path, 'keys', 'audit')
-  const made = loadOrCreateSigningKey(keyDir)
+  t.equal(readSigningKey(keyDir), null, 'none yet')
+  const made = createSigningKey(keyDir)
   t.ok(made.created)
   t.equal(statSync(keyDir).mode & 0o777, 0o700)
   t.equal(statSync(made.path).mode & 0o777, 0o600)
-  const read = loadOrCreateSigningKey(keyDir)
-  t.notOk(read.created)
-  t.equal(read.keyId, made.keyId)
+  const read = readSigningKey(keyDir)
+  t.notOk(read?.created)
+  t.equal(read?.keyId, made.keyId)
+  t.equal(createSigningKey(keyDir).keyId, made.keyId, 'a second make (another process starting at once) reads the first')
   const { chmodSync } = await import('node:fs')
   chmodSync(made.path, 0o644)
-  t.throws(() => loadOrCreateSigningKey(keyDir), /readable by others/)
+  t.throws(() => readSigningKey(keyDir), /readable by others/)
 })

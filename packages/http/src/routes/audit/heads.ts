@@ -18,9 +18,12 @@ export function getHeads(fastify: FastifyInstance, heads: HeadStore): void {
     }),
   }, async (request) => {
     const limit = request.query.limit ?? LIMITS.headsPageDefault
+    // `limit` tree sizes, one more to know whether a page follows; a rotation's size has two heads.
     const page = heads.list(request.query.after ?? null, limit + 1)
-    const shown = page.slice(0, limit)
-    return { heads: shown, next_cursor: page.length > limit ? String(shown.at(-1)?.tree_size) : null }
+    const sizes = [...new Set(page.map((head) => head.tree_size))]
+    const last = sizes[limit - 1]
+    if (sizes.length <= limit || last === undefined) return { heads: page, next_cursor: null }
+    return { heads: page.filter((head) => head.tree_size <= last), next_cursor: String(last) }
   })
 
   app.get('/v1/audit/heads/latest', {

@@ -19,7 +19,7 @@ export const HeadListSchema = Type.Object({
 
 export const HeadListQuery = Type.Object({
   after: Type.Optional(integer('Only heads of a larger tree_size', 0)),
-  limit: Type.Optional(pageSize('Heads on a page', LIMITS.headsPageMax, LIMITS.headsPageDefault)),
+  limit: Type.Optional(pageSize('Tree sizes on a page (a key rotation\'s size has a head of each key)', LIMITS.headsPageMax, LIMITS.headsPageDefault)),
 })
 
 export const PublicKeySchema = Type.Object({
@@ -27,7 +27,31 @@ export const PublicKeySchema = Type.Object({
   public_key: Type.String({ description: 'Base64 of the raw 32-byte public key' }),
   public_key_pem: Type.String({ description: 'The same key as SPKI PEM' }),
   key_id: Type.String({ description: 'First 16 hex of sha256 over the raw public key' }),
-}, { description: 'The Ed25519 public key that verifies the signed tree heads' })
+}, { description: 'The Ed25519 public key that verifies the signed tree heads (the current one)' })
+
+const KeyStatementSchema = Type.Object({
+  kind: Type.Union([Type.Literal('rotated'), Type.Literal('lost')], { description: '`rotated`: the old key endorsed the new one; `lost`: the old key was lost, only the new one signed' }),
+  old_key_id: Type.String({ description: 'The key it replaced' }),
+  new_key_id: Type.String({ description: 'This key' }),
+  new_public_key: Type.String({ description: 'Base64 of this key\'s raw 32 bytes' }),
+  tree_size: Type.Integer({ minimum: 0, description: 'The latest head\'s size when the key changed: the old key signs nothing past it, the new nothing before' }),
+  root_hash: Hex('The root at that size'),
+  timestamp: Type.String({ description: 'When the key changed: the old key\'s heads are not later, the new key\'s not earlier' }),
+  signature: Type.String({ description: 'Base64 of the new key\'s Ed25519 signature over "waybill-key-statement/v1\\n<kind>\\n<old_key_id>\\n<new_key_id>\\n<new_public_key>\\n<tree_size>\\n<root_hash>\\n<timestamp>\\n"' }),
+  endorsement: Type.Union([Type.String(), Type.Null()], { description: 'Base64 of the old key\'s signature over the same text (`rotated`); null when it was lost' }),
+}, { description: 'The signed statement by which a key took over from the one before it (docs/audit.md#key-lifecycle)' })
+
+const AuditKeySchema = Type.Object({
+  ...PublicKeySchema.properties,
+  status: Type.Union([Type.Literal('current'), Type.Literal('retired')], { description: '`current`: heads are signed with it now' }),
+  valid_from: Type.Union([Type.String(), Type.Null()], { description: 'When it took over; null for the log\'s first key' }),
+  valid_until: Type.Union([Type.String(), Type.Null()], { description: 'When it was retired; null while current' }),
+  replaces: Type.Union([KeyStatementSchema, Type.Null()], { description: 'How it took over; null for the log\'s first key' }),
+}, { description: 'A key of the log\'s key set' })
+
+export const PublicKeyListSchema = Type.Object({
+  keys: Type.Array(AuditKeySchema, { description: 'In the order the keys took over; the last is the current one' }),
+}, { description: 'Every key that verifies the signed tree heads (docs/audit.md#key-lifecycle)' })
 
 export const ConsistencyQuery = Type.Object({
   first: integer('The older tree size', 0),

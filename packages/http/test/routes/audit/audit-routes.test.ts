@@ -1,10 +1,10 @@
-import { createHash, createPublicKey, verify } from 'node:crypto'
+import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { canonicalJson } from '@waybill/domain'
-import { leafHash, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
+import { keyIdOf, leafHash, signKeyStatement, signTreeHead, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
 import { testApp } from '../../helpers/app.js'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
@@ -18,6 +18,11 @@ t.test('the audit routes, the extended history and the image check, on a real st
   const get = (url: string, principal: string | null = 'acme|orders:read') => app.get(url, principal)
 
   t.equal((await get('/v1/audit/heads/latest')).statusCode, 404, 'no head before the first leaf')
+  const keyless = await get('/v1/audit/public-key', null)
+  t.equal(keyless.statusCode, 404, 'no public key before the projector records one')
+  t.equal(keyless.json().code, 'not_found')
+  t.same((await get('/v1/audit/public-keys', null)).json(), { keys: [] })
+  readSide.audit.heads.recordFirstKey(readSide.publicKey, new Date('2026-11-23T09:00:00.000Z'))
 
   const sha = createHash('sha256').update(PNG).digest('hex')
   // Sent as a courier sends them, with a request id of its own.
@@ -30,7 +35,7 @@ t.test('the audit routes, the extended history and the image check, on a real st
   }
   await deliver('acme', 'ORDER_UPDATE', at(2), { order_id: 'o-1', status: 'in_progress', address: '2 Main', delivery_date: at(6) })
   await deliver('acme', 'ORDER_COMPLETE', at(3), { order_id: 'o-1', address: '2 Main', delivery_date: at(3), recipient: 'Jane Doe', pod: `data:image/png;base64,${PNG.toString('base64')}` })
-  const publicKey = readSide.audit.publicKey
+  const publicKey = readSide.publicKey
   await app.project({ batchSize: 4, audit: { signingKey: readSide.signingKey, heads: readSide.audit.heads, everyEvents: 4 } })
   const courierKeyId = (await app.key(`acme|${COURIER}`)).keyId
 
@@ -141,5 +146,26 @@ t.test('the audit routes, the extended history and the image check, on a real st
       t.equal(line?.level, 50, `${what}: an error in the log names the blob`)
       t.match(line?.msg, what === 'deleted' ? /missing/ : /does not hash to its name/)
     }
+  })
+
+  t.test('public keys: the set, with each key\'s validity and the statement that brought it in; a rotation signs its size twice', async (t) => {
+    const heads = readSide.audit.heads
+    const before = heads.latest()!
+    const { privateKey: next } = generateKeyPairSync('ed25519')
+    const { statement } = heads.changeKey(({ current, latest, now }) => ({
+      statement: signKeyStatement({ oldKeyId: current.key_id, treeSize: latest!.tree_size, rootHash: latest!.root_hash, at: now }, next, readSide.signingKey),
+      head: signTreeHead(next, latest!.tree_size, latest!.root_hash, now),
+    }))
+    const set = (await get('/v1/audit/public-keys', null)).json<{ keys: Array<Record<string, unknown>> }>().keys
+    t.same(set.map((k) => [k.key_id, k.status, k.valid_until === null, k.valid_from === null]),
+      [[keyIdOf(readSide.publicKey), 'retired', false, true], [keyIdOf(next), 'current', true, false]])
+    t.same(set[1]?.replaces, statement, 'the signed statement, as recorded')
+    t.equal(set[0]?.valid_until, statement.timestamp)
+    const current = (await get('/v1/audit/public-key', null)).json<{ key_id: string; status?: string }>()
+    t.equal(current.key_id, keyIdOf(next), 'the public key is the current one')
+    t.equal(current.status, undefined, 'with the members the contract names, no more')
+    const page = (await get(`/v1/audit/heads?after=${before.tree_size - 1}&limit=1`)).json<{ heads: Array<{ tree_size: number; key_id: string }>; next_cursor: string | null }>()
+    t.same(page.heads.map((h) => [h.tree_size, h.key_id]), [[before.tree_size, before.key_id], [before.tree_size, keyIdOf(next)]], 'a page holds both heads of the rotation\'s size')
+    t.equal((await get('/v1/audit/heads/latest')).json<{ key_id: string }>().key_id, keyIdOf(next))
   })
 })
