@@ -92,7 +92,7 @@ t.test('waybill webhooks against a running serve: failed attempts in the log, re
   const [endpoint] = JSON.parse((await runWaybill(['webhooks', 'list', '--json'], { env })).stdout) as Array<Record<string, unknown>>
   t.match(endpoint, { id, state: 'disabled', disabled_reason: /^the receiver answered 410 Gone/, backlog: 1 })
   t.match((await runWaybill(['webhooks', 'list'], { env })).stdout, /disabled 20\S+ \S+Z: the receiver answered 410 Gone/)
-  const metrics = /metrics at (http:\/\/\S+)/.exec(server.output())?.[1] ?? ''
+  const metrics = /metrics at (http:\/\/[^\s"]+)/.exec(server.output())?.[1] ?? ''
   await eventually('reported on /metrics', async () => (await (await fetch(metrics)).text()).includes(`waybill_webhook_enabled{endpoint="${id}"} 0`))
   const scraped = await (await fetch(metrics)).text()
   t.match(scraped, new RegExp(`waybill_webhook_attempts_total\\{endpoint="${id}",outcome="gone"\\} 1`))
