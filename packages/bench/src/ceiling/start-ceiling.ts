@@ -2,9 +2,12 @@ import { openMemoryEventStore, type BlobStore } from '@waybill/event-store'
 import { startServer, type RunningServer, type ServerConfig } from '@waybill/http'
 import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
 
-// The app has decoded each image and checked its type, size and sha256 before it asks for it
-// to be stored, so dropping it here skips only the write and the fsync.
-const dropImages: Pick<BlobStore, 'put' | 'read'> = { put: async () => undefined, read: async () => ({ status: 'missing' }) }
+/**
+ * The ceiling's blob store. The app has decoded each image and checked its type, size and
+ * sha256 before it asks for it to be stored, so dropping it here skips only the write and the
+ * fsync; none is there to read back.
+ */
+export const dropImages: Pick<BlobStore, 'put' | 'read'> = { put: async () => undefined, read: async () => ({ status: 'missing' }) }
 
 /**
  * The benchmark's ceiling: `startServer`, the same app on the same code paths as `waybill serve`

@@ -15,8 +15,11 @@ compared with a constant, 201 with an empty body, nothing stored), and the same 
 kept in memory (no SQLite, no fsync), which measures the store's cost alone. Drives them in turn, phase by phase, with autocannon over HTTPS (phase 1: ORDER_ADD for new
 orders; phase 2: add, update, then complete with a small PNG; optional phase 3: that mix at a
 fixed rate). Then stops them and checks that every event the service acknowledged is in its
-store. Prints req/s, p50/p99 latency, non-2xx counts, the service's ratio to each ceiling
-(the goals are set against the bare one) and the load average.
+store. Prints, for each server, req/s, p50/p99 latency, non-2xx counts and its own CPU per
+answered request (user + system of its process and its children, every thread, read from
+/proc before and after each phase; Linux only), each server's CPU per request as a ratio to
+the bare ceiling's, the service's req/s ratio to each ceiling, the service's goals (CPU per
+request ≤ 120 µs, p99 ≤ 50 ms) and the load average.
 
   --seconds <n>      length of each measured phase (default 10)
   --warmup <n>       unmeasured warm-up before the phases (default 3)
@@ -28,7 +31,8 @@ store. Prints req/s, p50/p99 latency, non-2xx counts, the service's ratio to eac
   --no-projector     run the service without its projector thread (as with a separate
                      \`waybill projector\` process, which then still needs CPU of its own)
 
-The client runs in this process and competes with the server for the same CPU cores.`
+The client runs in this process and competes with the server for the same CPU cores: req/s
+and latency are a floor, while the servers' CPU per request leaves the client's CPU out.`
 
 async function main(argv: readonly string[]): Promise<number> {
   let values

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openSqliteEventStore } from '@waybill/event-store'
-import { drive, type PhaseFigures } from './drive.js'
+import { drive, type DriveOptions, type PhaseFigures } from './drive.js'
 import type { Phase } from './workload.js'
+import { measureServerCpu, type ServerCpu } from './server-cpu.js'
 import { startServerProcess, type ServerProcess } from './server-process.js'
 
 type Target = 'service' | 'bare' | 'ceiling'
@@ -36,10 +37,16 @@ export interface BenchFigures {
   readonly ceiling: TargetFigures | null
 }
 
+/** What the load generator saw of one phase, and what the server spent on it. */
+export interface MeasuredPhase extends PhaseFigures {
+  /** Null when the server could not be read (it ended, or no /proc: Linux only). */
+  readonly serverCpu: ServerCpu | null
+}
+
 export interface TargetFigures {
-  readonly phases: Readonly<Record<Phase, PhaseFigures>>
+  readonly phases: Readonly<Record<Phase, MeasuredPhase>>
   /** The mix at a fixed request rate, below saturation: latency without queueing. */
-  readonly fixedRate: PhaseFigures | null
+  readonly fixedRate: MeasuredPhase | null
   /** Order events found in the store after the run (service only): at least the 2xx answers. */
   readonly storedEvents: number | null
   /** 2xx answers of the warm-up (not measured, but stored). */
@@ -58,8 +65,8 @@ interface Running {
 
 /** What is measured of one target, filled in phase by phase. */
 interface Tally {
-  readonly phases: Partial<Record<Phase, PhaseFigures>>
-  fixedRate: PhaseFigures | null
+  readonly phases: Partial<Record<Phase, MeasuredPhase>>
+  fixedRate: MeasuredPhase | null
   warmupOk: number
 }
 
@@ -68,6 +75,8 @@ interface Tally {
  * constant key, nothing stored) and the same app in memory (`ceiling/main.ts`) as child processes
  * on fresh data directories, then runs each phase on one and at once on the others, so that whatever else the machine does in the meantime weighs on
  * both alike. The per-key and per-address rate limits are lifted and logging is at `warn` for all.
+ * Each measured phase also reads the server's own CPU from /proc (`measureServerCpu`): the load
+ * generator runs here, in the bench's process, and is not counted.
  */
 export async function runBench(options: BenchOptions): Promise<BenchFigures> {
   const targets: Target[] = options.noCeiling ? ['service'] : ['service', 'bare', 'ceiling']
@@ -76,6 +85,10 @@ export async function runBench(options: BenchOptions): Promise<BenchFigures> {
     for (const target of targets) running.push(await start(target, options))
     const measured = running.map((r): { r: Running; tally: Tally } => ({ r, tally: { phases: {}, fixedRate: null, warmupOk: 0 } }))
     const common = (r: Running) => ({ url: r.server.httpsUrl, key: r.key, connections: options.connections })
+    const measure = async (r: Running, drove: Omit<DriveOptions, 'url' | 'key' | 'connections'>): Promise<MeasuredPhase> => {
+      const { result, cpu } = await measureServerCpu(r.pid, () => drive({ ...common(r), ...drove }))
+      return { ...result, serverCpu: cpu }
+    }
     if (options.warmupSeconds > 0) {
       for (const { r, tally } of measured) {
         options.log(`${r.target}: warming up for ${options.warmupSeconds} s`)
@@ -85,13 +98,13 @@ export async function runBench(options: BenchOptions): Promise<BenchFigures> {
     for (const phase of ['add', 'mix'] as const) {
       for (const { r, tally } of measured) {
         options.log(`${r.target}: phase ${phase === 'add' ? '1 (ORDER_ADD, new orders)' : '2 (add, update, complete with a PNG)'} for ${options.seconds} s`)
-        tally.phases[phase] = await drive({ ...common(r), phase, seconds: options.seconds, runId: `${r.runId}-${phase}` })
+        tally.phases[phase] = await measure(r, { phase, seconds: options.seconds, runId: `${r.runId}-${phase}` })
       }
     }
     if (options.rate > 0) {
       for (const { r, tally } of measured) {
         options.log(`${r.target}: phase 3 (the mix at ${options.rate} req/s) for ${options.seconds} s`)
-        tally.fixedRate = await drive({ ...common(r), phase: 'mix', seconds: options.seconds, runId: `${r.runId}-r`, rate: options.rate })
+        tally.fixedRate = await measure(r, { phase: 'mix', seconds: options.seconds, runId: `${r.runId}-r`, rate: options.rate })
       }
     }
     const results = new Map<Target, TargetFigures>()
@@ -99,7 +112,7 @@ export async function runBench(options: BenchOptions): Promise<BenchFigures> {
       const code = await r.server.stop()
       if (code !== 0) options.log(`${r.target}: exited with code ${String(code)}`)
       results.set(r.target, {
-        phases: tally.phases as Record<Phase, PhaseFigures>,
+        phases: tally.phases as Record<Phase, MeasuredPhase>,
         fixedRate: tally.fixedRate,
         warmupOk: tally.warmupOk,
         storedEvents: r.target === 'service' ? await countOrderEvents(join(r.dataDir, 'events.sqlite')) : null,

@@ -3,8 +3,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { drive, type PhaseFigures } from '../throughput/drive.js'
-import { countOrderEvents, WAYBILL_MAIN } from '../throughput/run-bench.js'
+import { drive } from '../throughput/drive.js'
+import { countOrderEvents, WAYBILL_MAIN, type MeasuredPhase } from '../throughput/run-bench.js'
+import { measureServerCpu } from '../throughput/server-cpu.js'
 import { startServerProcess, type ServerProcess } from '../throughput/server-process.js'
 import type { Phase } from '../throughput/workload.js'
 import { startDeadReceiver } from './dead-receiver.js'
@@ -24,16 +25,12 @@ interface Service {
   readonly env: Record<string, string>
   readonly server: ServerProcess
   readonly key: string
-  readonly runs: Record<Phase, PhaseFigures[]>
+  readonly runs: Record<Phase, MeasuredPhase[]>
   acknowledged: number
-  /** The process's CPU seconds when the measured phases began. */
-  cpuAtStart: number | null
 }
 
-/** The longest wait after the last phase for the dead endpoint's queue to take in the last events, and for each process to go idle. */
+/** The longest wait after the last phase for the dead endpoint's queue to take in the last events. */
 const SETTLE_MS = 30_000
-/** A process that used less CPU than this over a second has caught up (its projector thread included). */
-const IDLE_CPU_SECONDS = 0.05
 
 /**
  * Two `waybill serve` processes on fresh data directories, alike but for one thing: the second has
@@ -57,17 +54,14 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
         s.acknowledged += (await drive({ ...common(s), phase: 'mix', seconds: options.warmupSeconds, runId: runId(s, 'w') })).ok
       }
     }
-    for (const s of services) {
-      await idle(s)
-      s.cpuAtStart = await cpuSeconds(s.server.child.pid)
-    }
     for (let round = 0; round < options.rounds; round += 1) {
       for (const phase of ['add', 'mix'] as const) {
         for (const s of round % 2 === 0 ? services : [...services].reverse()) {
           options.log(`round ${round + 1}/${options.rounds}, ${s.name === 'plain' ? 'no endpoint' : 'a dead endpoint'}: phase ${phase === 'add' ? 1 : 2} for ${options.seconds} s`)
-          const figures = await drive({ ...common(s), phase, seconds: options.seconds, runId: runId(s, `${round}${phase}`) })
-          s.runs[phase].push(figures)
-          s.acknowledged += figures.ok
+          // The server's own CPU too (measureServerCpu: from quiet before the run to quiet after it).
+          const { result, cpu } = await measureServerCpu(s.server.child.pid ?? 0, () => drive({ ...common(s), phase, seconds: options.seconds, runId: runId(s, `${round}${phase}`) }))
+          s.runs[phase].push({ ...result, serverCpu: cpu })
+          s.acknowledged += result.ok
         }
       }
     }
@@ -76,14 +70,9 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
     await settle(dead)
     const results: ServiceRuns[] = []
     for (const s of services) {
-      await idle(s)
-      const cpuAtEnd = await cpuSeconds(s.server.child.pid)
       const code = await s.server.stop()
       if (code !== 0) options.log(`${s.name}: exited with code ${String(code)}`)
-      results.push({
-        phases: s.runs, acknowledged: s.acknowledged, storedEvents: await countOrderEvents(join(s.dataDir, 'events.sqlite')),
-        cpuSeconds: cpuAtEnd === null || s.cpuAtStart === null ? null : cpuAtEnd - s.cpuAtStart,
-      })
+      results.push({ phases: s.runs, acknowledged: s.acknowledged, storedEvents: await countOrderEvents(join(s.dataDir, 'events.sqlite')) })
     }
     const [plainRuns, deadRuns] = results as [ServiceRuns, ServiceRuns]
     return { plain: plainRuns, dead: deadRuns, endpoint: await endpointFigures(dead, receiver.requests()) }
@@ -105,7 +94,7 @@ async function start(name: Service['name'], endpointUrl: string | null, options:
   }
   const server = await startServerProcess(WAYBILL_MAIN, ['serve'], env)
   const key = (await readFile(join(dataDir, 'test-api-key'), 'utf8')).trim()
-  return { name, dataDir, env, server, key, runs: { add: [], mix: [] }, acknowledged: 0, cpuAtStart: null }
+  return { name, dataDir, env, server, key, runs: { add: [], mix: [] }, acknowledged: 0 }
 }
 
 /** Runs `waybill <args>` on a data dir; its stdout, or a rejection with its stderr. */
@@ -142,30 +131,4 @@ async function endpointFigures(s: Service, received: number): Promise<EndpointFi
   const log = JSON.parse(await waybill(['webhooks', 'deliveries', '--json', '--limit', '10000'], s.env)) as Array<{ outcome: string }>
   for (const attempt of log) attempts[attempt.outcome] = (attempts[attempt.outcome] ?? 0) + 1
   return { backlog: await backlog(s), attempts, received }
-}
-
-/**
- * The user and system CPU seconds a process has used so far, all its threads (Linux: /proc, in
- * USER_HZ ticks, which are 1/100 s); null where there is no /proc.
- */
-async function cpuSeconds(pid: number | undefined): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8')
-    // Fields after the command name: the state is field 3, utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return null
-  }
-}
-
-/** Waits until the process uses almost no CPU over a second (or `SETTLE_MS`): its projections have caught up. */
-async function idle(s: Service): Promise<void> {
-  const deadline = Date.now() + SETTLE_MS
-  for (;;) {
-    const before = await cpuSeconds(s.server.child.pid)
-    await sleep(1_000)
-    const after = await cpuSeconds(s.server.child.pid)
-    if (before === null || after === null || after - before < IDLE_CPU_SECONDS || Date.now() > deadline) return
-  }
 }

@@ -1,15 +1,14 @@
 import type { PhaseFigures } from '../throughput/drive.js'
+import type { MeasuredPhase } from '../throughput/run-bench.js'
 import type { Phase } from '../throughput/workload.js'
 
 /** One service's runs of each phase, in the order they ran. */
 export interface ServiceRuns {
-  readonly phases: Readonly<Record<Phase, readonly PhaseFigures[]>>
+  readonly phases: Readonly<Record<Phase, readonly MeasuredPhase[]>>
   /** 2xx answers over the whole bench (warm-up included). */
   readonly acknowledged: number
   /** Order events in its store after the run. */
   readonly storedEvents: number
-  /** CPU seconds the process used over the measured phases and its catching up after them; null where not measured. */
-  readonly cpuSeconds: number | null
 }
 
 /** What the dead endpoint's deliverer did, read with `waybill webhooks list` and `deliveries` after the run. */
@@ -40,6 +39,13 @@ function median(values: readonly number[]): number {
 /** How far a service's own runs of one phase spread: (max − min) / median. */
 function spread(values: readonly number[]): number {
   return (Math.max(...values) - Math.min(...values)) / median(values)
+}
+
+/** The server's CPU over every run of a phase it was read for, per request answered in those runs; null when it was read for none. */
+function cpuPerRequest(runs: readonly MeasuredPhase[]): number | null {
+  const read = runs.flatMap((run) => run.serverCpu === null ? [] : [{ seconds: run.serverCpu.seconds, answered: run.total }])
+  const answered = read.reduce((sum, run) => sum + run.answered, 0)
+  return answered === 0 ? null : read.reduce((sum, run) => sum + run.seconds, 0) / answered * 1e6
 }
 
 const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)}%`
@@ -74,15 +80,11 @@ export function formatWebhookReport({ plain, dead, endpoint }: WebhookBenchFigur
     lines.push(`  per round, dead / none: ${paired.map((r) => r.toFixed(2)).join(', ')} (median ${median(paired).toFixed(2)})`)
     lines.push(`  difference of the medians ${signed(difference)}; run-to-run noise ${percent(noise)}: `
       + (Math.abs(difference) <= noise ? 'within the noise' : 'BEYOND THE NOISE'))
+    const [none, withDead] = [cpuPerRequest(plain.phases[phase]), cpuPerRequest(dead.phases[phase])]
+    lines.push(none === null || withDead === null ? '  server CPU per answered request: not read (no /proc)'
+      : `  server CPU per answered request (every thread, its catching up included): no endpoint ${none.toFixed(0)} µs, `
+        + `a dead endpoint ${withDead.toFixed(0)} µs (${signed((withDead - none) / none)})`)
   }
-  const cpuPerRequest = (runs: ServiceRuns): number | null => {
-    const ok = Object.values(runs.phases).flat().reduce((sum, f) => sum + f.ok, 0)
-    return runs.cpuSeconds === null || ok === 0 ? null : runs.cpuSeconds / ok * 1e6
-  }
-  const [none, deadCpu] = [cpuPerRequest(plain), cpuPerRequest(dead)]
-  lines.push(none === null || deadCpu === null ? 'CPU per acknowledged request: not measured (no /proc)'
-    : `CPU per acknowledged request (every thread, the projections catching up included): no endpoint ${none.toFixed(0)} µs, `
-      + `a dead endpoint ${deadCpu.toFixed(0)} µs (${signed((deadCpu - none) / none)})`)
   for (const [name, runs] of [['no endpoint', plain], ['a dead endpoint', dead]] as const) {
     const non2xx = Object.values(runs.phases).flat().reduce((sum, f) => sum + f.non2xx + f.errors + f.timeouts, 0)
     lines.push(`${name}: ${runs.acknowledged} events acknowledged, ${runs.storedEvents} stored${runs.storedEvents < runs.acknowledged ? ': ACKNOWLEDGED EVENTS MISSING' : ''}; `

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto'
 import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { startCeilingServer } from '../../src/ceiling/start-ceiling.js'
+import { dropImages, startCeilingServer } from '../../src/ceiling/start-ceiling.js'
 import { postDelivery } from '../post-delivery.js'
 
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
@@ -38,4 +39,7 @@ t.test('the ceiling (starts a server): the service\'s answers, with nothing writ
 
   await server.close()
   t.same((await readdir(dataDir)).sort(), ['test-api-key', 'tls'], 'no event store and no image on disk')
+  // The read routes find no order in the ceiling's empty read model, so they never ask for one.
+  const accepted = createHash('sha256').update(Buffer.from(PNG.slice(PNG.indexOf(',') + 1), 'base64')).digest('hex')
+  t.same(await dropImages.read(accepted), { status: 'missing' }, 'the accepted PNG is not kept to be read back')
 })
