@@ -54,8 +54,7 @@ CREATE TABLE IF NOT EXISTS messages (
   state TEXT NOT NULL CHECK (state IN ('pending', 'delivered')),
   due_at INTEGER,
   attempts INTEGER NOT NULL DEFAULT 0,
-  delivered_at TEXT,
-  UNIQUE (endpoint_id, event_id)
+  delivered_at TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_due ON messages (endpoint_id, due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_waiting ON messages (endpoint_id, stream, seq) WHERE state = 'pending';

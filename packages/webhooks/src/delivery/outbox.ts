@@ -111,9 +111,12 @@ export class Outbox {
     const stored = this.checkpoint(endpoint.id)
     let last = stored
     let applied = 0
-    const insert = statement(this.db, `INSERT OR IGNORE INTO messages
+    // Due at once when no earlier message of its order waits (the queue's rule, db/queue.ts),
+    // decided in the insert itself: one write per message.
+    const insert = statement(this.db, `INSERT INTO messages
       (endpoint_id, event_id, webhook_id, stream, revision, event_type, position, received_at, state, due_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL)`)
+      VALUES (@endpoint, @event, @webhook, @stream, @revision, @type, @position, @receivedAt, 'pending',
+        CASE WHEN EXISTS (SELECT 1 FROM messages WHERE endpoint_id = @endpoint AND stream = @stream AND state = 'pending') THEN NULL ELSE @now END)`)
     for (const event of events) {
       if (last !== null && comparePositions(event.position, last) <= 0) continue
       last = event.position
@@ -121,10 +124,10 @@ export class Outbox {
       const order = parseOrderStreamName(event.streamName)
       if (order === null || !endpointWants(endpoint, order.account, event.type)) continue
       const receivedAt = event.metadata['received_at']
-      const inserted = insert.run(endpoint.id, event.id, webhookIdFor(endpoint.id, event.id), event.streamName, event.revision, event.type,
-        positionToString(event.position), typeof receivedAt === 'string' ? receivedAt : new Date(now).toISOString())
-      if (inserted.changes === 0) continue
-      promoteHead(this.db, endpoint.id, event.streamName, now)
+      insert.run({
+        endpoint: endpoint.id, event: event.id, webhook: webhookIdFor(endpoint.id, event.id), stream: event.streamName, revision: event.revision,
+        type: event.type, position: positionToString(event.position), receivedAt: typeof receivedAt === 'string' ? receivedAt : new Date(now).toISOString(), now,
+      })
       applied += 1
     }
     countPending(this.db, endpoint.id, applied)

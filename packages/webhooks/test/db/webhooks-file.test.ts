@@ -38,9 +38,11 @@ t.test('the delivery log pages newest first; the listing shows a Retry-After hol
   t.teardown(() => admin.close())
   const { id, secret } = admin.add({ url: new URL(receiver.url), account: 'acme', events: ['OrderAdded'], head: null })
   receiver.secrets = [secret]
+  // Accepted before the deliverer starts, so the three are queued together and tried at once:
+  // the first 429 holds the endpoint.
+  for (const order of ['a', 'b', 'c']) await send(store, 'acme', 'ORDER_ADD', order)
   const running = startWebhookDeliverer({ store, dataDir: dir, refreshMs: 30, settings: { retry: { schedule: [10, 10, 10] }, pollMs: 30, concurrency: 3 } })
   t.teardown(() => running.stop())
-  for (const order of ['a', 'b', 'c']) await send(store, 'acme', 'ORDER_ADD', order)
   const log = new DeliveryLog(dir)
   t.teardown(() => log.close())
   await eventually('three attempts', () => log.attempts({ limit: 10 }).length === 3)
