@@ -111,7 +111,7 @@ export const CONFIG_SCHEMA = {
       '~/.config/waybill/audit-key'),
     WAYBILL_AUDIT_HEAD_EVERY_EVENTS: count('a signed tree head at least every this many order events', 1000),
     WAYBILL_AUDIT_HEAD_EVERY_MS: count('a signed tree head at least this many milliseconds after the last one, when the log grew (and on catching up, at most once a second)', 10000),
-    WAYBILL_WEBHOOK_RETRIES: text('the waits before each retry of a webhook delivery, comma-separated (`500ms`, `5s`, `5m`, `2h`, `1d`); once they are spent the endpoint is disabled; unset: the default schedule of docs/operations.md#webhooks, about three days'),
+    WAYBILL_WEBHOOK_RETRIES: text('the waits before each retry of a webhook delivery, comma-separated (`500ms`, `5s`, `5m`, `2h`, `1d`); once a message has spent them, or no attempt has delivered for their sum, the endpoint is disabled; unset: the default schedule of docs/operations.md#webhooks, about three days'),
     WAYBILL_WEBHOOK_TIMEOUT_MS: count('one webhook delivery attempt, from connecting to the end of the answer, at most this many milliseconds', 10000),
     LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level (the API key header is never logged)'),
   },

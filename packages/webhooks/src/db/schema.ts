@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS endpoints (
   disabled_reason TEXT,
   hold_until INTEGER,
   last_success_at TEXT,
+  failing_since INTEGER,
   pending INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS secrets (

@@ -47,12 +47,21 @@ export interface DeliveryLoop {
 /** The loop's own retry when the store or the file fails it (not a receiver's failure). */
 const LOOP_RETRY: BackoffPolicy = { initialMs: 100, maxMs: 5_000 }
 
+/** The longest pause between two attempts to an endpoint whose attempts all fail: how soon its recovery is seen. */
+const PROBE_MAX_MS = 60_000
+
 /**
  * Sends one endpoint's due messages, at most `concurrency` at a time and never two of one order:
  * the queue makes only the first undelivered message of each order due, so an order's later
  * events wait behind a failing one while other orders go on. A disabled or held endpoint sends
  * nothing. Each endpoint has its own loop and its own connections, so a slow or dead receiver
  * holds up only itself, and the loop runs beside the log's projections, never on a request's path.
+ *
+ * A receiver that fails every attempt (down, refusing connections, answering 500 at once) would be
+ * sent every waiting order's first message as fast as each fails, costing the projector's thread
+ * a core for nothing. So after `concurrency` failures in a row the endpoint is *probed*: one
+ * attempt at a time, each after a pause that follows the schedule up to a minute, until one
+ * delivers; then all its orders go on at full concurrency again.
  */
 export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   const { outbox, endpoint, settings, now, log, signal } = options
@@ -67,6 +76,14 @@ export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   let pausedUntil = 0
   let failures = 0
   let failing = false
+  // The receiver's failures since its last delivery; from `concurrency` on, the endpoint is probed.
+  let failuresInARow = 0
+  let probeAt = 0
+  const probing = (): boolean => failuresInARow >= settings.concurrency
+  const probePause = (probe: number): number => {
+    const { schedule } = settings.retry
+    return Math.min(schedule[Math.min(probe, schedule.length - 1)] ?? PROBE_MAX_MS, PROBE_MAX_MS)
+  }
 
   const wake = (): void => {
     if (wakeUp === null) woken = true
@@ -101,6 +118,10 @@ export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     if (signal.aborted && result.status === null) return
     const recorded = outbox.record(current, message, result, now(), settings.retry)
     if (recorded !== 'forgotten') options.onAttempt(result.outcome)
+    if (recorded === 'retry') {
+      failuresInARow += 1
+      if (probing()) probeAt = now() + probePause(failuresInARow - settings.concurrency)
+    } else failuresInARow = 0
     if (recorded === 'disabled') {
       log.error({ endpoint: current.id, webhookId: message.webhookId, reason: outbox.endpoint(current.id)?.disabledReason },
         `webhooks: endpoint ${current.id} disabled`)
@@ -137,12 +158,18 @@ export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     const current = outbox.endpoint(endpoint.id)
     if (current === null) return null
     const at = now()
-    if (current.disabledAt !== null) return settings.pollMs
+    if (current.disabledAt !== null) {
+      // Enabled again by the operator: at full concurrency at once.
+      failuresInARow = 0
+      return settings.pollMs
+    }
     if (at < pausedUntil) return Math.min(settings.pollMs, pausedUntil - at)
     if (current.holdUntil !== null && at < current.holdUntil) return Math.min(settings.pollMs, current.holdUntil - at)
-    if (inflight.size < settings.concurrency) {
-      for (const message of outbox.due(endpoint.id, at, settings.concurrency + inflight.size)) {
-        if (inflight.size >= settings.concurrency) break
+    if (probing() && at < probeAt) return Math.min(settings.pollMs, probeAt - at)
+    const limit = probing() ? 1 : settings.concurrency
+    if (inflight.size < limit) {
+      for (const message of outbox.due(endpoint.id, at, limit + inflight.size)) {
+        if (inflight.size >= limit) break
         if (inflight.has(message.seq)) continue
         inflight.add(message.seq)
         const running: Promise<void> = attempt(current, message).catch(failed).finally(() => {

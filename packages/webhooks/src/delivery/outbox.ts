@@ -22,9 +22,14 @@ export interface DueMessage {
 
 /** What the deliverer's retry rules are. */
 export interface RetryPolicy {
-  /** The wait before each retry; the endpoint is disabled once they are spent. */
+  /** The wait before each retry of a message; the endpoint is disabled once they are spent. */
   readonly schedule: readonly number[]
   readonly random?: () => number
+  /**
+   * An endpoint none of whose attempts has delivered for this long is disabled, however its
+   * messages stand in their schedules. Default: the schedule's whole span.
+   */
+  readonly disableAfterMs?: number
 }
 
 /** What an attempt's record did to its endpoint. */
@@ -99,8 +104,9 @@ export class Outbox {
   /**
    * Records an attempt and what follows from it, in one transaction: delivered (the order's next
    * message becomes due), retried by the schedule (and the endpoint held while a 429 or 503 said
-   * Retry-After), or the endpoint disabled (410 Gone, or the schedule spent). A message removed
-   * meanwhile (its endpoint removed) is `forgotten`.
+   * Retry-After), or the endpoint disabled (410 Gone, the message's schedule spent, or no attempt
+   * of the endpoint delivered for `disableAfterMs`). A message removed meanwhile (its endpoint
+   * removed) is `forgotten`.
    */
   record(endpoint: Endpoint, message: DueMessage, result: SendResult, now: number, retry: RetryPolicy): Recorded {
     return this.recordInTransaction(endpoint, message, result, now, retry)
@@ -150,16 +156,21 @@ export class Outbox {
     if (result.outcome === 'delivered') {
       statement(this.db, `UPDATE messages SET state = 'delivered', due_at = NULL, delivered_at = ?, attempts = ? WHERE seq = ?`).run(at, attempts, message.seq)
       if (current.state === 'pending') countPending(this.db, endpoint.id, -1)
-      statement(this.db, 'UPDATE endpoints SET last_success_at = ? WHERE id = ?').run(at, endpoint.id)
+      statement(this.db, 'UPDATE endpoints SET last_success_at = ?, failing_since = NULL WHERE id = ?').run(at, endpoint.id)
       promoteHead(this.db, endpoint.id, message.stream, now)
       return 'delivered'
     }
+    const failingSince = statement<[number, string], { failing_since: number }>(this.db,
+      'UPDATE endpoints SET failing_since = COALESCE(failing_since, ?) WHERE id = ? RETURNING failing_since').get(now, endpoint.id)?.failing_since ?? now
     const delay = result.outcome === 'gone' ? null : retryDelay(attempts - 1, retry.schedule, retry.random)
     const waitMs = retryAfterMs(result.retryAfter, now)
-    if (delay === null) {
+    const failingTooLong = now - failingSince >= (retry.disableAfterMs ?? retry.schedule.reduce((sum, wait) => sum + wait, 0))
+    if (delay === null || failingTooLong) {
       const reason = result.outcome === 'gone'
         ? `the receiver answered 410 Gone (${message.webhookId}) at ${at}`
-        : `${attempts} attempts of ${message.webhookId} failed, the last at ${at}: ${result.error ?? result.outcome}`
+        : delay === null
+          ? `${attempts} attempts of ${message.webhookId} failed, the last at ${at}: ${result.error ?? result.outcome}`
+          : `no attempt has delivered since ${new Date(failingSince).toISOString()} (the whole retry schedule), the last at ${at}: ${result.error ?? result.outcome}`
       // The message stays first in its order's queue, due at once: `enable` resumes with it.
       statement(this.db, 'UPDATE messages SET attempts = 0, due_at = ? WHERE seq = ?').run(now, message.seq)
       statement(this.db, 'UPDATE endpoints SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL').run(at, reason, endpoint.id)

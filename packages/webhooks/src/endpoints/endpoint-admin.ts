@@ -78,7 +78,7 @@ export class WebhookAdmin {
   enable(id: string): void {
     this.mustExist(id)
     this.db.transaction(() => {
-      statement(this.db, 'UPDATE endpoints SET disabled_at = NULL, disabled_reason = NULL, hold_until = NULL WHERE id = ?').run(id)
+      statement(this.db, 'UPDATE endpoints SET disabled_at = NULL, disabled_reason = NULL, hold_until = NULL, failing_since = NULL WHERE id = ?').run(id)
       statement(this.db, 'UPDATE messages SET attempts = 0, due_at = ? WHERE endpoint_id = ? AND due_at IS NOT NULL').run(this.now(), id)
     })()
   }

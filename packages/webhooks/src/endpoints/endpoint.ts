@@ -15,6 +15,8 @@ export interface Endpoint {
   /** Epoch ms before which nothing is sent (a receiver's Retry-After on 429 or 503); null when none. */
   readonly holdUntil: number | null
   readonly lastSuccessAt: string | null
+  /** Epoch ms of the first failed attempt since the last delivered one; null while the last attempt delivered. */
+  readonly failingSince: number | null
 }
 
 /** A row of the `endpoints` table. */
@@ -28,6 +30,7 @@ export interface EndpointRecord {
   readonly disabled_reason: string | null
   readonly hold_until: number | null
   readonly last_success_at: string | null
+  readonly failing_since: number | null
   readonly pending: number
 }
 
@@ -42,6 +45,7 @@ export function endpointOf(record: EndpointRecord): Endpoint {
     disabledReason: record.disabled_reason,
     holdUntil: record.hold_until,
     lastSuccessAt: record.last_success_at,
+    failingSince: record.failing_since,
   }
 }
 

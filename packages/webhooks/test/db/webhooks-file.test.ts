@@ -41,7 +41,7 @@ t.test('the delivery log pages newest first; the listing shows a Retry-After hol
   // Accepted before the deliverer starts, so the three are queued together and tried at once:
   // the first 429 holds the endpoint.
   for (const order of ['a', 'b', 'c']) await send(store, 'acme', 'ORDER_ADD', order)
-  const running = startWebhookDeliverer({ store, dataDir: dir, refreshMs: 30, settings: { retry: { schedule: [10, 10, 10] }, pollMs: 30, concurrency: 3 } })
+  const running = startWebhookDeliverer({ store, dataDir: dir, refreshMs: 30, settings: { retry: { schedule: [10, 10, 10], disableAfterMs: 60_000 }, pollMs: 30, concurrency: 3 } })
   t.teardown(() => running.stop())
   const log = new DeliveryLog(dir)
   t.teardown(() => log.close())

@@ -7,7 +7,7 @@ import { DeliveryLog, startWebhookDeliverer, WebhookAdmin, webhookMetrics, type 
 import { eventually, send, startReceiver, storeDir, type Received } from '../helpers.js'
 
 // Milliseconds, not hours: the schedule, the timeout and the loops' polls are the deliverer's settings.
-const FAST = { retry: { schedule: [20, 40, 80, 160, 320] }, timeoutMs: 400, pollMs: 50 }
+const FAST = { retry: { schedule: [20, 40, 80, 160, 320], disableAfterMs: 60_000 }, timeoutMs: 400, pollMs: 50 }
 
 function deliverer(t: { teardown(fn: () => unknown): void }, options: Parameters<typeof startWebhookDeliverer>[0]): WebhookDeliverer {
   const started = startWebhookDeliverer({ refreshMs: 50, ...options, settings: { ...FAST, ...options.settings } })
@@ -144,4 +144,24 @@ t.test('the queue and the sender use the store port alone: on the in-memory adap
     const [add = 0, update = 0, cancel = 0] = firstDelivered.slice(n * 3, n * 3 + 3)
     t.ok(add < update && update < cancel, `m-${n}: added, updated, canceled, in that order`)
   }
+})
+
+t.test('a receiver that fails every attempt at once is probed one attempt at a time, not sent every order as fast as each fails; a delivery resumes them all', async (t) => {
+  const { dir, store } = await storeDir(t)
+  let down = true
+  const receiver = await startReceiver(t, () => down ? 500 : 204)
+  const admin = WebhookAdmin.open(dir)
+  t.teardown(() => admin.close())
+  receiver.secrets = [admin.add({ url: new URL(receiver.url), account: null, events: null, head: await store.headPosition() }).secret]
+  const ids: string[] = []
+  for (let n = 0; n < 40; n += 1) ids.push(await send(store, 'acme', 'ORDER_ADD', `q-${n}`, n))
+  // Pauses between probes of 50, 100, 200, 400 ms (the schedule), and each message's own retries as long.
+  deliverer(t, { store, dataDir: dir, settings: { retry: { schedule: [50, 100, 200, 400, 400, 400, 400, 400, 400], disableAfterMs: 60_000 }, concurrency: 4 } })
+  await receiver.until((requests) => requests.length >= 4)
+  await new Promise((resolve) => setTimeout(resolve, 600))
+  const whileDown = receiver.requests.length
+  t.ok(whileDown <= 10, `${whileDown} requests in 0.6 s while down (40 orders wait: without probing, each would be tried at once)`)
+  down = false
+  await receiver.until((requests) => delivered(requests, ids), 10_000)
+  t.equal(receiver.requests.filter((r) => r.status === 204).length, 40, 'then every order, once')
 })

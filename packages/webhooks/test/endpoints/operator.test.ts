@@ -4,7 +4,8 @@ import t, { type Test } from 'tap'
 import { DeliveryLog, startWebhookDeliverer, UnknownEndpointError, WebhookAdmin } from '../../src/index.js'
 import { eventually, send, startReceiver, storeDir } from '../helpers.js'
 
-const FAST = { retry: { schedule: [10, 20, 30] }, timeoutMs: 400, pollMs: 30 }
+// The endpoint-wide rule (no delivery for the schedule's span) far off but where a test is about it.
+const FAST = { retry: { schedule: [10, 20, 30], disableAfterMs: 60_000 }, timeoutMs: 400, pollMs: 30 }
 
 async function setUp(t: Test) {
   const { dir, store } = await storeDir(t)
@@ -70,6 +71,25 @@ t.test('an endpoint failing for its whole schedule is disabled and says why; ena
   await eventually('queued while disabled', () => log.endpoint(id)?.backlog === 1)
   t.equal(receiver.requests.length, 5, 'a disabled endpoint is sent nothing')
   t.same(keptBacklogs(log), countedBacklogs(dir), 'the backlog kept is the backlog counted')
+})
+
+t.test('an endpoint none of whose attempts delivers for the schedule\'s span is disabled, however far its messages are in their schedules', async (t) => {
+  const { dir, store } = await storeDir(t)
+  const admin = WebhookAdmin.open(dir)
+  const log = new DeliveryLog(dir)
+  t.teardown(() => { admin.close(); log.close() })
+  const receiver = await startReceiver(t, () => 500)
+  const { id, secret } = admin.add({ url: new URL(receiver.url), account: null, events: null, head: null })
+  receiver.secrets = [secret]
+  // Its own deliverer: retries every 20 ms, ten of them (no message spends its schedule within the span), the span 300 ms.
+  const running = startWebhookDeliverer({ store, dataDir: dir, refreshMs: 30, settings: { retry: { schedule: Array.from({ length: 10 }, () => 20), disableAfterMs: 300 }, timeoutMs: 400, pollMs: 30 } })
+  t.teardown(() => running.stop())
+  for (const order of ['a', 'b', 'c', 'd', 'e']) await send(store, 'acme', 'ORDER_ADD', order)
+  await eventually('disabled', () => log.endpoint(id)?.state === 'disabled')
+  t.match(log.endpoint(id)?.disabled_reason, /^no attempt has delivered since 20\S+ \(the whole retry schedule\), the last at 20\S+: HTTP 500$/)
+  t.ok(log.attempts({ endpointId: id, limit: 100 }).length < 5 * 11, 'before any message spent its eleven attempts')
+  admin.enable(id)
+  t.match(log.endpoint(id), { state: 'enabled', disabled_reason: null }, 'enable starts afresh')
 })
 
 t.test('replay sends a range again with the same ids, in order, before what waits; every endpoint when none is named', async (t) => {
