@@ -30,7 +30,7 @@ export const COMMANDS = {
   },
   export: { summary: 'write everything held about one customer into a directory, for an access request', load: () => import('./commands/export.js') },
   verify: { summary: 'check the log, every hash chain, and that the read model matches the log', load: () => import('./commands/verify.js') },
-  projector: { summary: 'run the projector (orders read model, audit log) as its own process', load: () => import('./commands/projector.js') },
+  projector: { summary: 'run the projector (orders read model, audit log) and the webhook deliveries as their own process', load: () => import('./commands/projector.js') },
   store: {
     summary: 'check that the configured event store keeps every promise Waybill relies on (store check)',
     load: () => import('./commands/store.js'),
@@ -46,6 +46,10 @@ export const COMMANDS = {
   restore: {
     summary: 'restore a backup, whole or up to a time or position, into an empty data directory, rebuild and verify it',
     load: () => import('./commands/restore.js'),
+  },
+  webhooks: {
+    summary: "add, list, disable, enable and remove webhook endpoints; rotate their secrets; read the delivery log; replay a range",
+    load: () => import('./commands/webhooks.js'),
   },
   openapi: {
     summary: 'print the OpenAPI document the server serves (the typed client is generated from it)',

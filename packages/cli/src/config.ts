@@ -41,6 +41,8 @@ export interface WaybillConfig {
   readonly subjectKeyDir: string
   /** WAYBILL_ERASE_AFTER: how long personal data is kept after an order closes (docs/personal-data.md#retention); null: kept until erased. */
   readonly retention: { readonly keepMs: number; readonly policy: string } | null
+  /** Webhook delivery (docs/operations.md#webhooks): the retry waits (null: the default schedule) and each attempt's bound. */
+  readonly webhooks: { readonly retrySchedule: readonly number[] | null; readonly timeoutMs: number }
 }
 
 /** A variable had a value Waybill cannot run with; the message names it. */
@@ -79,7 +81,7 @@ export const CONFIG_SCHEMA = {
     'WAYBILL_RATE_LIMIT_WINDOW_MS', 'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST',
     'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS', 'WAYBILL_MAX_CONNECTIONS_PER_ADDRESS', 'WAYBILL_MAX_PLAIN_CONNECTIONS',
     'WAYBILL_FAILED_KEYS_PER_ADDRESS', 'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR',
-    'WAYBILL_AUDIT_HEAD_EVERY_EVENTS', 'WAYBILL_AUDIT_HEAD_EVERY_MS', 'LOG_LEVEL',
+    'WAYBILL_AUDIT_HEAD_EVERY_EVENTS', 'WAYBILL_AUDIT_HEAD_EVERY_MS', 'WAYBILL_WEBHOOK_TIMEOUT_MS', 'LOG_LEVEL',
   ],
   properties: {
     WAYBILL_DATA_DIR: text('event store (`events.sqlite`), images (`blobs/`), `tls/`, `test-api-key`, `replaced-keys/`', './data'),
@@ -115,6 +117,8 @@ export const CONFIG_SCHEMA = {
     WAYBILL_ERASE_AFTER: text('erase the personal data of orders this long after they were completed or canceled (e.g. `90d`, `12h`), by the process that runs the projector, each erasure recorded as `waybill erase` records it; unset: kept until erased'),
     WAYBILL_AUDIT_HEAD_EVERY_EVENTS: count('a signed tree head at least every this many order events', 1000),
     WAYBILL_AUDIT_HEAD_EVERY_MS: count('a signed tree head at least this many milliseconds after the last one, when the log grew (and on catching up, at most once a second)', 10000),
+    WAYBILL_WEBHOOK_RETRIES: text('the waits before each retry of a webhook delivery, comma-separated (`500ms`, `5s`, `5m`, `2h`, `1d`); once a message has spent them, or no attempt has delivered for their sum, the endpoint is disabled; unset: the default schedule of docs/operations.md#webhooks, about three days'),
+    WAYBILL_WEBHOOK_TIMEOUT_MS: count('one webhook delivery attempt, from connecting to the end of the answer, at most this many milliseconds', 10000),
     LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level (the API key header is never logged)'),
   },
   additionalProperties: false,
@@ -220,7 +224,25 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): W
       headEveryEvents: values.WAYBILL_AUDIT_HEAD_EVERY_EVENTS,
       headEveryMs: values.WAYBILL_AUDIT_HEAD_EVERY_MS,
     },
+    webhooks: {
+      retrySchedule: values.WAYBILL_WEBHOOK_RETRIES === undefined ? null : parseWaits(values.WAYBILL_WEBHOOK_RETRIES),
+      timeoutMs: values.WAYBILL_WEBHOOK_TIMEOUT_MS,
+    },
   }
+}
+
+const WAIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+/** `5s,5m,2h`: each wait in milliseconds, at least one, none longer than 30 days. */
+function parseWaits(text: string): number[] {
+  return text.split(',').map((part) => {
+    const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim())
+    const ms = match === null ? NaN : Number(match[1]) * WAIT_MS[match[2] as keyof typeof WAIT_MS]
+    if (!(ms > 0 && ms <= 30 * WAIT_MS.d)) {
+      throw new ConfigError('WAYBILL_WEBHOOK_RETRIES', `expected waits such as 5s,5m,2h (each above 0 and at most 30d), got "${part.trim()}"`)
+    }
+    return ms
+  })
 }
 
 /** `~/…` as a path in the home directory (the default key directory is written that way so that docs/operations.md shows it). */

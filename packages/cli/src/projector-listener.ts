@@ -1,7 +1,8 @@
 import { once } from 'node:events'
 import { createServer, type Server, type ServerResponse } from 'node:http'
-import { processRegistry, registerDataMetrics, registerOperationMetrics, registerProjectorMetrics } from '@waybill/http/observability'
+import { processRegistry, registerDataMetrics, registerOperationMetrics, registerProjectorMetrics, registerWebhookMetrics } from '@waybill/http/observability'
 import { isUp, stallWatch, type HeadStore, type Projector, type ProjectorStatus } from '@waybill/projector'
+import type { WebhookDeliverer } from '@waybill/webhooks'
 
 export interface ProjectorListenerOptions {
   readonly port: number
@@ -10,20 +11,25 @@ export interface ProjectorListenerOptions {
   readonly dataDir: string
   /** The kept heads: the latest one's size and age, in /metrics. */
   readonly heads: HeadStore
+  /** The webhook deliverer of this process: each endpoint's backlog and attempts, in /metrics. */
+  readonly webhooks: Pick<WebhookDeliverer, 'status'>
 }
 
 /**
  * `waybill projector`'s own plain-HTTP listener, for probes and a scraper on a private network
  * (it binds WAYBILL_METRICS_HOST, loopback by default): `/healthz` (the process answers),
  * `/readyz` (every projection's last batch reached its file, and none is stuck with events
- * waiting; else 503 with the reasons), `/metrics` (the projections' metrics, with the names
- * `waybill serve` gives them, in Prometheus' text format). It carries no order data.
+ * waiting; else 503 with the reasons), `/metrics` (the projections' and the webhook endpoints'
+ * metrics, with the names `waybill serve` gives them, in Prometheus' text format). It carries no
+ * order data. A failing webhook endpoint does not make the projector unready: it is the
+ * receiver's state, which its own metrics report.
  */
 export async function listenProjectorHealth(projector: Projector, options: ProjectorListenerOptions): Promise<Server> {
   const registry = processRegistry()
   registerProjectorMetrics(registry, { status: () => projector.status(), heads: options.heads })
   registerDataMetrics(registry, { dataDir: options.dataDir })
   registerOperationMetrics(registry, options.dataDir)
+  registerWebhookMetrics(registry, () => options.webhooks.status())
   const notReady = readinessOf(projector)
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0]

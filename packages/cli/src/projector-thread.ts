@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { backoffDelay, siblingWorkerUrl, sleep, type BackoffPolicy, type EventStore } from '@waybill/event-store'
 import { isUp, WAKE_COALESCE_MS, type ProjectionStatus, type ProjectorLogger, type ProjectorStatus } from '@waybill/projector'
+import type { WebhookEndpointStatus } from '@waybill/webhooks'
 import type { WaybillConfig } from './config.js'
 
 const WORKER_URL = siblingWorkerUrl('projector-worker', import.meta.url)
@@ -16,7 +17,7 @@ const STOP_TIMEOUT_MS = 5_000
 /** What the projector thread tells the main thread. */
 export type FromProjectorThread =
   | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly object: object; readonly message?: string }
-  | { readonly type: 'status'; readonly status: ProjectorStatus }
+  | { readonly type: 'status'; readonly status: ProjectorStatus; readonly webhooks: readonly WebhookEndpointStatus[] }
 
 /** What the main thread tells the projector thread. */
 export type ToProjectorThread = { readonly type: 'appended' } | { readonly type: 'stop' }
@@ -31,6 +32,8 @@ export interface ProjectorThread {
    * be started again), every projection is reported retrying: nothing is projected then.
    */
   status(): ProjectorStatus | null
+  /** The webhook endpoints the thread delivers to, as it last reported them. */
+  webhooks(): readonly WebhookEndpointStatus[]
   /** Stops the projector after its batch in flight (signing the last tree head), then the thread. */
   stop(): Promise<void>
 }
@@ -47,6 +50,7 @@ export interface ProjectorThread {
 export function startProjectorThread(config: WaybillConfig, store: EventStore, log: ProjectorLogger): ProjectorThread {
   let worker: Worker | null = null
   let last: ProjectorStatus | null = null
+  let webhooks: readonly WebhookEndpointStatus[] = []
   let stopping: Promise<void> | null = null
   // Deaths in a row: back to 0 once a started thread reports its orders projection up.
   let deaths = 0
@@ -60,6 +64,7 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
       if (message.type === 'log') log[message.level](message.object, message.message)
       else {
         last = message.status
+        webhooks = message.webhooks
         if (isUp(message.status.orders)) deaths = 0
       }
     })
@@ -93,6 +98,7 @@ export function startProjectorThread(config: WaybillConfig, store: EventStore, l
       const down = <S extends ProjectionStatus>(s: S): S => ({ ...s, state: 'retrying', lastError: 'the projector thread ended; it is being started again' })
       return { orders: down(last.orders), audit: last.audit === null ? null : down(last.audit) }
     },
+    webhooks: () => webhooks,
     stop() {
       stopping ??= (async () => {
         unsubscribe?.()

@@ -1,9 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { startProjector, storeEventSource, type ProjectorLogger } from '@waybill/projector'
+import { startWebhookDeliverer } from '@waybill/webhooks'
 import { openSigning } from './audit-setup.js'
 import type { WaybillConfig } from './config.js'
 import { openStore } from './open-store.js'
 import type { FromProjectorThread, ToProjectorThread } from './projector-thread.js'
+import { deliverySettings } from './webhook-settings.js'
 
 /** How often the thread reports its status (and lag) to the main thread. */
 const STATUS_EVERY_MS = 500
@@ -29,17 +31,18 @@ const audit = openSigning(config, { refuse: false })
 // This thread's store sees none of the appends: the main thread passes on its notices, already
 // coalesced, to each projection's source, which wakes at once on each.
 const notices = new Set<() => void>()
+const onAppended = (listener: () => void): () => void => {
+  notices.add(listener)
+  return () => { notices.delete(listener) }
+}
 const projector = startProjector({
-  source: () => storeEventSource(opened.store, {
-    coalesceMs: 0,
-    onAppended: (listener) => {
-      notices.add(listener)
-      return () => { notices.delete(listener) }
-    },
-  }),
+  source: () => storeEventSource(opened.store, { coalesceMs: 0, onAppended }),
   dataDir: config.dataDir, keys: opened.keys, logger, audit: audit.options,
 })
-const report = setInterval(() => send({ type: 'status', status: projector.status() }), STATUS_EVERY_MS)
+// The webhooks are delivered where the projector runs, so that exactly one process delivers.
+const webhooks = startWebhookDeliverer({ store: opened.store, keys: opened.keys, dataDir: config.dataDir, logger, onAppended, settings: deliverySettings(config) })
+const status = (): FromProjectorThread => ({ type: 'status', status: projector.status(), webhooks: webhooks.status() })
+const report = setInterval(() => send(status()), STATUS_EVERY_MS)
 
 port.on('message', (message: ToProjectorThread) => {
   if (message.type === 'appended') {
@@ -47,10 +50,10 @@ port.on('message', (message: ToProjectorThread) => {
     return
   }
   clearInterval(report)
-  void projector.stop().finally(async () => {
+  void Promise.all([projector.stop(), webhooks.stop()]).finally(async () => {
     audit.close()
     await opened.close()
-    send({ type: 'status', status: projector.status() })
+    send(status())
     port.close()
   })
 })

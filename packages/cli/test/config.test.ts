@@ -27,6 +27,7 @@ const DEFAULTS: WaybillConfig = {
   audit: { keyDir: join(homedir(), '.config', 'waybill', 'audit-key'), headEveryEvents: 1000, headEveryMs: 10000 },
   subjectKeyDir: `${resolve('./data')}.subject-keys`,
   retention: null,
+  webhooks: { retrySchedule: null, timeoutMs: 10000 },
 }
 
 type Property = { type?: string; enum?: string[]; default?: string | number | boolean; minimum?: number; maximum?: number; description?: string }
@@ -55,7 +56,7 @@ t.test('the schema is data: every variable has a description, and the defaults a
     'WAYBILL_TRUST_PROXY', 'WAYBILL_STORE', 'EVENTSTORE_CONNECTION_STRING', 'WAYBILL_RATE_LIMIT', 'WAYBILL_RATE_LIMIT_WINDOW_MS',
     'WAYBILL_RATE_LIMIT_PER_ADDRESS', 'WAYBILL_METRICS_PORT', 'WAYBILL_METRICS_HOST', 'WAYBILL_PROJECTOR_PORT', 'WAYBILL_MAX_CONNECTIONS',
     'WAYBILL_MAX_CONNECTIONS_PER_ADDRESS', 'WAYBILL_MAX_PLAIN_CONNECTIONS', 'WAYBILL_FAILED_KEYS_PER_ADDRESS', 'WAYBILL_TLS_MIN_VERSION', 'WAYBILL_TLS_CIPHERS', 'WAYBILL_SANDBOX', 'WAYBILL_AUDIT_KEY_DIR', 'WAYBILL_SUBJECT_KEY_DIR', 'WAYBILL_ERASE_AFTER', 'WAYBILL_AUDIT_HEAD_EVERY_EVENTS',
-    'WAYBILL_AUDIT_HEAD_EVERY_MS', 'LOG_LEVEL'])
+    'WAYBILL_AUDIT_HEAD_EVERY_MS', 'WAYBILL_WEBHOOK_RETRIES', 'WAYBILL_WEBHOOK_TIMEOUT_MS', 'LOG_LEVEL'])
   for (const name of NAMES) t.type(PROPERTIES[name]!.description, 'string', `${name} is described`)
   const defaults = Object.fromEntries(NAMES.filter((name) => PROPERTIES[name]!.default !== undefined)
     .map((name) => [name, String(PROPERTIES[name]!.default)]))
@@ -97,6 +98,9 @@ t.test('each variable: good values and what they become', async (t) => {
     [{ WAYBILL_TLS_MIN_VERSION: 'TLSv1.3' }, { tlsPolicy: { minVersion: 'TLSv1.3' } }],
     [{ WAYBILL_TLS_CIPHERS: 'TLS_AES_256_GCM_SHA384' }, { tlsPolicy: { minVersion: 'TLSv1.2', ciphers: 'TLS_AES_256_GCM_SHA384' } }],
     [{ WAYBILL_SANDBOX: 'off' }, { sandbox: false }],
+    [{ WAYBILL_WEBHOOK_RETRIES: '500ms, 5s,5m,2h,1d' }, { webhooks: { retrySchedule: [500, 5_000, 300_000, 7_200_000, 86_400_000], timeoutMs: 10000 } }],
+    [{ WAYBILL_WEBHOOK_RETRIES: '30d' }, { webhooks: { retrySchedule: [2_592_000_000], timeoutMs: 10000 } }],
+    [{ WAYBILL_WEBHOOK_TIMEOUT_MS: '2500' }, { webhooks: { retrySchedule: null, timeoutMs: 2500 } }],
     ...(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
       .map((level): [Record<string, string>, Partial<WaybillConfig>] => [{ LOG_LEVEL: level }, { logLevel: level }]),
   ]
@@ -118,9 +122,18 @@ t.test('each variable: a bad value is a ConfigError naming it, saying what was e
       [['WAYBILL_HTTPS_PORT', value, port], ['WAYBILL_METRICS_PORT', value, port], ['WAYBILL_RATE_LIMIT', value, count]]),
     ['WAYBILL_STORE', 'mysql', 'expected one of sqlite, eventstoredb'], ['WAYBILL_STORE', 'SQLITE', 'expected one of sqlite, eventstoredb'],
     ['LOG_LEVEL', 'loud', 'expected one of fatal, error, warn, info, debug, trace, silent'],
+    ['WAYBILL_WEBHOOK_TIMEOUT_MS', '0', count],
   ]
   for (const [variable, value, expected] of cases) {
     refuses(t, { [variable]: value }, variable, new RegExp(`^${variable}: ${expected}, got "${value.replace(/[.+]/g, '\\$&')}"$`))
+  }
+})
+
+t.test('WAYBILL_WEBHOOK_RETRIES: waits above 0 and at most 30 days, each with its unit', async (t) => {
+  const cases: Array<[string, string]> = [['5', '5'], ['5s,', ''], ['5s,,5m', ''], ['0s', '0s'], ['31d', '31d'], ['1w', '1w'], ['5 s', '5 s'], ['5s;5m', '5s;5m']]
+  for (const [value, wrong] of cases) {
+    refuses(t, { WAYBILL_WEBHOOK_RETRIES: value }, 'WAYBILL_WEBHOOK_RETRIES',
+      new RegExp(`^WAYBILL_WEBHOOK_RETRIES: expected waits such as 5s,5m,2h \\(each above 0 and at most 30d\\), got "${wrong}"$`))
   }
 })
 

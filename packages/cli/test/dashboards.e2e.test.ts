@@ -75,6 +75,8 @@ t.test('the dashboard and the alert rules are well-formed', async (t) => {
 t.test('every metric and label the dashboard and the alert rules use is exported by a running waybill serve', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'waybill-dashboards-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
+  // A webhook endpoint, for the webhook alerts: nothing listens there, its attempts fail.
+  t.equal((await runWaybill(['webhooks', 'add', 'http://127.0.0.1:9/waybill'], { env: { WAYBILL_DATA_DIR: dir } })).code, 0)
   const server = await startServe({ WAYBILL_DATA_DIR: dir, WAYBILL_AUDIT_KEY_DIR: join(dir, '..', `${dir.split('/').at(-1) ?? ''}-key`) })
   t.teardown(() => server.stop())
   t.teardown(() => rm(`${dir}-key`, { recursive: true, force: true }))

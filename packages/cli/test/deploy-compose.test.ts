@@ -70,6 +70,8 @@ t.test('compose: only the proxy is published; EventStoreDB only on the store net
   t.same(on('edge'), ['ingress', 'proxy', 'reader'], 'the proxy reaches the API processes, not the store')
   t.equal(compose.networks.store.internal, true)
   t.equal(compose.networks.metrics.internal, true)
+  t.same(on('webhooks'), ['projector'], 'the projector, which delivers the webhooks, alone has a way out')
+  t.notOk(compose.networks.webhooks.internal, 'to the receivers')
   const subnet = compose.networks.edge.ipam.config[0].subnet as string
   t.equal((services.proxy!.networks.edge.ipv4_address as string).split('.').slice(0, 3).join('.'), subnet.split('.').slice(0, 3).join('.'), 'the proxy\'s fixed address is on the edge subnet')
   for (const n of [1, 2, 3]) {
@@ -93,7 +95,7 @@ t.test('the proxy: reads to the reader, the rest to every ingress instance, plai
   t.match(code, /^\s*auto_https disable_redirects\s*$/m, 'no automatic redirect to HTTPS')
   t.notMatch(code, /\bredir\b/, 'no redirect')
   t.match(code, /@metrics path \/metrics \/metrics\/\*\s*handle @metrics \{\s*respond 404/, '/metrics is not answered from outside')
-  t.match(code, /@reads path \/v1\/orders \/v1\/orders\/\* \/v1\/audit\/\* \/console \/console\/\*\s*handle @reads \{\s*reverse_proxy reader:8443/, 'reads to the reader')
+  t.match(code, /@reads path \/v1\/orders \/v1\/orders\/\* \/v1\/audit\/\* \/v1\/webhooks\/\* \/console \/console\/\*\s*handle @reads \{\s*reverse_proxy reader:8443/, 'reads to the reader')
   const upstream = /dynamic a ([a-z0-9-]+) (\d+)/.exec(code)
   t.equal(upstream?.[1], 'ingress', 'every address of the name `ingress`')
   t.equal(Number(upstream?.[2]), loadConfig(serviceEnv('ingress')).httpsPort, 'on WAYBILL_HTTPS_PORT')

@@ -33,7 +33,7 @@ t.test('every docker compose command names a service, profile or option compose.
     for (const service of named) t.ok(services[service], `${command}: service ${service} exists`)
     if (verb === 'run' && rest.includes('tools')) {
       const sub = rest[rest.indexOf('tools') + 1]!
-      t.ok(['keys', 'store', 'backup', 'rebuild'].includes(sub), `${command}: a waybill command`)
+      t.ok(['keys', 'store', 'backup', 'rebuild', 'webhooks'].includes(sub), `${command}: a waybill command`)
       if (sub === 'backup') t.match(rest[rest.indexOf('tools') + 2], /^\/backups\//, 'into the backups volume')
     }
   }

@@ -152,6 +152,12 @@ t.test('NetworkPolicies: nothing by default; the API from the controller, metric
   const clients = all.filter((m) => ['Deployment', 'StatefulSet', 'Job', 'CronJob'].includes(m.kind as string) && (m.kind === 'CronJob' ? m.spec.jobTemplate.spec.template : m.spec.template).metadata.labels['waybill/eventstore-client'] === 'true').map((m) => m.metadata.name as string).sort()
   t.same(clients, ['waybill-backup', 'waybill-esdb-users', 'waybill-ingress', 'waybill-projector'], 'and those are Waybill\'s workloads, nothing else')
   t.same((policy('waybill-to-eventstoredb').egress as Doc[]).map((r) => (r.ports as Doc[]).map((p) => p.port as number)), [[2113]], 'Waybill\'s pods reach EventStoreDB and nothing else')
+  const webhooks = policy('waybill-webhooks')
+  t.same(webhooks.podSelector, { matchLabels: { 'app.kubernetes.io/name': 'waybill-projector' } }, 'webhooks leave from the projector\'s pod, which delivers them')
+  t.same(webhooks.egress, [{
+    to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'] } }],
+    ports: [{ protocol: 'TCP', port: 443 }],
+  }], 'HTTPS to public addresses only: not the cluster, the private ranges or the metadata address')
 })
 
 t.test('the Ingress: reads to the reader, the rest to the ingress pods, for the host and for any host, never redirected', async (t) => {
@@ -161,7 +167,7 @@ t.test('the Ingress: reads to the reader, the rest to the ingress pods, for the 
   const rules = ingress.spec.rules as Doc[]
   t.ok(rules.some((r) => r.host === undefined), 'a rule without a host: plain HTTP to an IP or another name still reaches Waybill')
   const routes = (rule: Doc) => (rule.http.paths as Doc[]).map((p) => `${p.path as string} -> ${p.backend.service.name as string}:${p.backend.service.port.name as string}`)
-  t.same(routes(rules[0]!), ['/v1/orders -> waybill-reader:https', '/v1/audit -> waybill-reader:https', '/console -> waybill-reader:https', '/ -> waybill-ingress:https'])
+  t.same(routes(rules[0]!), ['/v1/orders -> waybill-reader:https', '/v1/audit -> waybill-reader:https', '/v1/webhooks -> waybill-reader:https', '/console -> waybill-reader:https', '/ -> waybill-ingress:https'])
   for (const rule of rules) t.same(routes(rule), routes(rules[0]!), `${String(rule.host ?? 'any host')}: the same routes`)
 })
 

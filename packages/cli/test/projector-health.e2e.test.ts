@@ -13,6 +13,10 @@ t.test('waybill projector serves /healthz, /readyz and /metrics with the lag in 
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   // A few events first, so there is something to apply.
   t.equal((await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:add'], { env: { WAYBILL_DATA_DIR: dataDir } })).code, 0)
+  // A webhook endpoint, which this projector delivers (nothing is accepted after it: no request is made).
+  const added = await runWaybill(['webhooks', 'add', 'https://hooks.example.com/waybill'], { env: { WAYBILL_DATA_DIR: dataDir } })
+  const endpoint = added.stdout.split('\n')[0] ?? ''
+  t.match(endpoint, /^ep_[0-9a-f]{16}$/)
   const projector = startWaybill(['projector'], { env: { WAYBILL_DATA_DIR: dataDir, WAYBILL_PROJECTOR_PORT: '0', LOG_LEVEL: 'warn' } })
   t.teardown(() => projector.stop())
   const [, base] = await projector.until(/health and metrics on (http:\/\/127\.0\.0\.1:\d+)/)
@@ -34,6 +38,9 @@ t.test('waybill projector serves /healthz, /readyz and /metrics with the lag in 
   t.match(metrics, /^waybill_audit_signing_blocked 0$/m)
   t.match(metrics, /^# TYPE waybill_projector_applied_events_total counter$/m)
   t.match(metrics, /^waybill_data_dir_free_bytes \d+/m, 'its data dir\'s free space')
+  t.ok(metrics.includes(`\nwaybill_webhook_enabled{endpoint="${endpoint}"} 1\n`), 'the webhook endpoint it delivers to')
+  t.ok(metrics.includes(`\nwaybill_webhook_backlog_messages{endpoint="${endpoint}"} 0\n`))
+  t.match(metrics, /^# TYPE waybill_webhook_attempts_total counter$/m)
   t.match(metrics, /^waybill_data_bytes\{part="read_model"\} \d+/m)
   t.match(metrics, /^waybill_process_resident_memory_bytes \d+/m, 'process metrics, as serve has')
   t.ok(metrics.includes(`\nwaybill_build_info{version="${WAYBILL_VERSION}",node="${process.version}"} 1\n`), 'which Waybill it is, as serve says')

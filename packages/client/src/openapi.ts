@@ -279,6 +279,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook endpoints, their state and backlog (auditor keys) */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log, newest attempt first, a page at a time (auditor keys) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2313,6 +2347,268 @@ export interface operations {
             };
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every webhook endpoint */
+            200: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every endpoint, oldest first */
+                        endpoints: {
+                            /** @description The endpoint's id, as `waybill webhooks add` printed it */
+                            id: string;
+                            /** @description Where its messages are POSTed */
+                            url: string;
+                            account: string | null;
+                            /** @description The events it gets; null for every one */
+                            events: ("ORDER_ADD" | "ORDER_UPDATE" | "ORDER_COMPLETE" | "ORDER_CANCELED")[] | null;
+                            /**
+                             * @description Disabled by the operator, by a 410 Gone, or once its retry schedule was spent
+                             * @enum {string}
+                             */
+                            state: "enabled" | "disabled";
+                            disabled_at: string | null;
+                            disabled_reason: string | null;
+                            held_until: string | null;
+                            /** @description When it was added (RFC 3339, UTC) */
+                            created_at: string;
+                            last_success_at: string | null;
+                            /** @description Messages not delivered yet */
+                            backlog: number;
+                            oldest_pending_at: string | null;
+                            /** @description Secrets that sign its messages now: 2 during a rotation's grace (the secrets themselves are never shown) */
+                            signing_secrets: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only this endpoint's attempts */
+                endpoint?: string;
+                /** @description true: only the attempts that did not deliver */
+                failed?: "true" | "false";
+                /** @description next_cursor of the previous page: only older attempts */
+                before?: number & unknown;
+                /** @description Attempts on a page */
+                limit?: number & (unknown & unknown);
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts */
+            200: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        deliveries: {
+                            /** @description The attempt's number in the delivery log (grows with time) */
+                            id: number;
+                            /** @description When it was made (RFC 3339, UTC) */
+                            at: string;
+                            endpoint_id: string;
+                            /** @description The message's webhook-id: the same on every attempt and replay of one event to one endpoint */
+                            webhook_id: string;
+                            /** @description The event it carries (Waybill-Event-Id) */
+                            event_id: string;
+                            /** @description The event's stored type */
+                            event_type: string;
+                            account: string;
+                            order_id: string;
+                            /** @description The event's revision in its order's stream */
+                            revision: number;
+                            /**
+                             * @description delivered (2xx), failed (another status), gone (410), timeout (no answer in time), error (no connection, or no message could be made)
+                             * @enum {string}
+                             */
+                            outcome: "delivered" | "failed" | "gone" | "timeout" | "error";
+                            /** @description The receiver's HTTP status; null when none came */
+                            status: number | null;
+                            duration_ms: number;
+                            error: string | null;
+                        }[];
+                        /** @description Pass as `before` for the next (older) page; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
                 headers: {
                     /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
                     "X-Request-Id"?: string;

@@ -1,5 +1,8 @@
 import t from 'tap'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,7 +25,11 @@ const dir = await mkdtemp(join(tmpdir(), 'waybill-console-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))
 // The signing key outside the data dir, as in production; a head after every order event, so
 // the test need not wait for the time-based one.
-const env = { WAYBILL_DATA_DIR: join(dir, 'data'), WAYBILL_AUDIT_KEY_DIR: join(dir, 'audit-key'), WAYBILL_AUDIT_HEAD_EVERY_EVENTS: '1' }
+const env = {
+  WAYBILL_DATA_DIR: join(dir, 'data'), WAYBILL_AUDIT_KEY_DIR: join(dir, 'audit-key'), WAYBILL_AUDIT_HEAD_EVERY_EVENTS: '1',
+  // Webhook retries in milliseconds, for the Webhooks page's failed attempts.
+  WAYBILL_WEBHOOK_RETRIES: '100ms,100ms,100ms,100ms,100ms',
+}
 let served: Serving
 let browser: Browser
 let context: BrowserContext
@@ -40,8 +47,27 @@ const auditor = await create('--account', '*', '--scopes', 'orders:audit', '--la
 const writer = await create('--account', 'acme', '--scopes', 'orders:add')
 const revoked = await create('--account', 'acme', '--scopes', 'orders:read')
 
+// A webhook receiver: at /waybill it refuses its first two requests (503), then takes everything;
+// at /gone it answers 410, which disables the endpoint that posts there.
+let received = 0
+const receiver = createServer((request, response) => {
+  request.resume()
+  request.on('end', () => {
+    if (request.url === '/gone') response.writeHead(410).end('no such hook')
+    else response.writeHead(received++ < 2 ? 503 : 204).end(received <= 2 ? 'warming up' : '')
+  })
+})
+receiver.listen(0, '127.0.0.1')
+await once(receiver, 'listening')
+t.teardown(() => { receiver.closeAllConnections(); receiver.close() })
+const hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+
 t.before(async () => {
   if ((await runWaybill(['keys', 'revoke', revoked], { env })).code !== 0) throw new Error('could not revoke')
+  for (const args of [[`${hooks}/waybill`], [`${hooks}/gone`, '--events', 'ORDER_CANCELED']]) {
+    const added = await runWaybill(['webhooks', 'add', ...args], { env })
+    if (added.code !== 0) throw new Error(added.stderr)
+  }
   served = await startServe(env)
   const ca = await readFile(join(env.WAYBILL_DATA_DIR, 'tls', 'cert.pem'), 'utf8')
   // Orders: D-100 goes all the way to completion with a proof of delivery and a signature.
@@ -187,6 +213,67 @@ t.test('an auditor signs in, filters the orders, pages through them, and opens o
   await page.getByRole('button', { name: 'Open' }).click()
   await page.getByRole('heading', { name: 'Order D-100', level: 1 }).waitFor()
   t.match(page.url(), /#\/order\?id=D-100&account=acme/)
+})
+
+t.test('an auditor reads the webhook endpoints and the delivery log, failed attempts and all', async (t) => {
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
+  // The six order events reach the first receiver within a second or so of its first refusals;
+  // the second endpoint is disabled by its one 410.
+  const endpoints = page.locator('table.endpoints tbody tr')
+  for (let attempt = 0; attempt < 50; attempt++) {
+    await page.locator('#deliveries[aria-busy="false"]').waitFor()
+    const rows = await endpoints.allTextContents()
+    const delivered = await page.locator('table.deliveries tbody .outcome-delivered').count()
+    if (rows.length === 2 && /enabled.*every event0–20/.test(rows[0] ?? '') && /disabled/.test(rows[1] ?? '') && delivered === 6) break
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await page.reload()
+  }
+  t.equal(await endpoints.count(), 2)
+  t.match(await endpoints.nth(0).textContent(), /^ep_[0-9a-f]{16}enabledhttp:\/\/127\.0\.0\.1:\d+\/waybillevery accountevery event0–20\d\d-/, 'enabled, nothing waiting, a last success')
+  t.match(await endpoints.nth(1).textContent(),
+    /^ep_[0-9a-f]{16}disabledthe receiver answered 410 Gone \(msg_\S+\) at 20\S+http:\/\/127\.0\.0\.1:\d+\/goneevery accountORDER_CANCELED120\S+ \S+Z–$/,
+    'disabled by the 410, why, and the refused message still waiting')
+  const log = page.locator('table.deliveries tbody tr')
+  t.ok(await page.locator('table.deliveries tbody .outcome-failed').count() >= 2, 'the refused attempts are in the log')
+  t.match(await log.filter({ has: page.locator('.outcome-failed') }).first().textContent(), /^20\S+ \S+Zep_\w+D-10\dacmeOrderAdded \(revision 0\)failed503\d+ msmsg_\S+HTTP 503: warming up$/)
+  t.match(await log.filter({ has: page.locator('.outcome-gone') }).textContent(), /D-101acmeOrderCanceled \(revision 1\)gone410\d+ msmsg_\S+HTTP 410: no such hook$/)
+  t.equal(await page.locator('table.deliveries tbody .outcome-delivered').count(), 6, 'every event delivered to the first endpoint once')
+  const everyAttempt = await log.locator('td.id').allTextContents()
+  t.same(await axeViolations(page), [], 'webhooks page')
+  await page.screenshot({ path: join(SCREENSHOTS, 'console-webhooks.png'), fullPage: true })
+
+  await page.getByLabel('Failed attempts only').check()
+  await page.getByRole('button', { name: 'Show' }).click()
+  await page.waitForURL(/failed=true/)
+  await page.locator('#deliveries[aria-busy="false"]').waitFor()
+  t.ok(await log.count() >= 3, 'the refused and the gone attempts')
+  t.equal(await page.locator('table.deliveries tbody .outcome-delivered').count(), 0, 'only attempts that did not deliver')
+  await page.getByLabel('Endpoint', { exact: true }).selectOption({ index: 2 })
+  await page.getByRole('button', { name: 'Show' }).click()
+  await page.waitForURL(/endpoint=ep_\w+&failed=true/)
+  await page.locator('#deliveries[aria-busy="false"]').waitFor()
+  t.equal(await log.count(), 1, "the second endpoint's one attempt")
+  await log.locator('a').first().click()
+  await page.getByRole('heading', { name: 'Order D-101', level: 1 }).waitFor()
+  t.match(page.url(), /#\/order\?id=D-101&account=acme$/, "an attempt's order opens its page")
+
+  // The log's own cursor, three attempts a page: every attempt once, newest first.
+  await page.goto(`${served.httpsUrl}/console/#/webhooks?limit=3`)
+  await page.locator('#deliveries[aria-busy="false"]').waitFor()
+  const seen = [await log.locator('td.id').allTextContents()]
+  while (await page.getByRole('link', { name: 'Older attempts' }).count() > 0 && seen.length < 10) {
+    await page.getByRole('link', { name: 'Older attempts' }).click()
+    await page.waitForURL(/before=/)
+    await page.locator('#deliveries[aria-busy="false"]').waitFor()
+    seen.push(await log.locator('td.id').allTextContents())
+  }
+  t.ok(seen.length >= 3 && seen.slice(0, -1).every((rows) => rows.length === 3), `pages of three (${seen.map((rows) => rows.length).join(', ')})`)
+  t.same(seen.flat(), everyAttempt, 'every attempt once, in the order of the one-page log')
+  t.equal(await page.getByRole('link', { name: 'Newest attempts' }).count(), 1, 'and a way back to the newest')
+  // Back where the next test expects the auditor.
+  await page.goto(`${served.httpsUrl}/console/#/order?id=D-100&account=acme`)
+  await page.getByRole('heading', { name: 'Order D-100', level: 1 }).waitFor()
 })
 
 /** Waits for the order page's images to be decoded; their natural widths. */

@@ -25,6 +25,11 @@ export type LogKey = PublicKeys['keys'][number]
 export type OrderStatus = Order['status']
 /** The list's filters and paging, as the document names them. */
 export type OrderFilters = NonNullable<operations['listOrders']['parameters']['query']>
+export type WebhookEndpoint = Answer<'listWebhookEndpoints'>['endpoints'][number]
+export type DeliveryPage = Answer<'listWebhookDeliveries'>
+export type DeliveryAttempt = DeliveryPage['deliveries'][number]
+/** The delivery log's filters and paging. */
+export type DeliveryQuery = NonNullable<operations['listWebhookDeliveries']['parameters']['query']>
 
 /**
  * An RFC 9457 problem body from the API, the members the console shows; when the answer is not
@@ -154,6 +159,16 @@ export class Api {
       if (next === undefined) return text
       after = Number(next)
     }
+  }
+
+  /** The operator's webhook endpoints (auditor keys only). */
+  webhookEndpoints(): Promise<Answer<'listWebhookEndpoints'>> {
+    return this.answer(this.client.GET('/v1/webhooks/endpoints'))
+  }
+
+  /** A page of the webhook delivery log, newest first (auditor keys only). */
+  webhookDeliveries(query: DeliveryQuery): Promise<DeliveryPage> {
+    return this.answer(this.client.GET('/v1/webhooks/deliveries', { params: { query } }))
   }
 
   publicKeys(): Promise<PublicKeys> {

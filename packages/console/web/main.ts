@@ -1,11 +1,12 @@
 import './styles.css'
 import { Api } from './api.js'
-import { h } from './dom.js'
+import { fill, h } from './dom.js'
 import { keyRefused } from './key-refused.js'
 import { clearSession, loadSession, type Session } from './session.js'
 import { orderPage } from './views/order.js'
 import { ordersPage } from './views/orders.js'
 import { signInPage } from './views/sign-in.js'
+import { webhooksPage } from './views/webhooks.js'
 
 /** Routes live in the fragment (#/orders?…, #/order?id=…): never sent to the server, never carrying the key. */
 function route(): void {
@@ -31,6 +32,7 @@ function route(): void {
     }),
   })
   if (path === '/order' && params.has('id')) void orderPage(api, session, params)
+  else if (path === '/webhooks') void webhooksPage(api, params)
   else void ordersPage(api, session, path === '/orders' ? params : new URLSearchParams())
 }
 
@@ -47,10 +49,12 @@ function renderHeader(session: Session | null): void {
     location.hash = ''
     route()
   })
-  bar.replaceChildren(
+  fill(bar, [
     h('a', { href: '#/orders' }, 'Orders'),
+    // The webhook routes answer auditor keys only.
+    session.auditor ? h('a', { href: '#/webhooks' }, 'Webhooks') : null,
     h('span', { class: 'who' }, `Key ${session.keyId}, ${session.auditor ? 'auditor (every account)' : `account ${session.account}`}`),
-    out)
+    out])
 }
 
 window.addEventListener('hashchange', route)

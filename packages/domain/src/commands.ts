@@ -1,8 +1,19 @@
-import type { OrderAddedData, OrderCanceledData, OrderCompletedData, OrderUpdatedData, PersonalDataErasedData } from './events.js'
+import type { OrderAddedData, OrderCanceledData, OrderCompletedData, OrderEventType, OrderUpdatedData, PersonalDataErasedData } from './events.js'
 
 /** The four wire event names (docs/contract.md#event-envelope). */
 export const WIRE_EVENTS = ['ORDER_ADD', 'ORDER_UPDATE', 'ORDER_COMPLETE', 'ORDER_CANCELED'] as const
 export type WireEvent = (typeof WIRE_EVENTS)[number]
+
+/**
+ * The stored event each wire event appends when it is accepted: the one home of this pairing
+ * (the decider appends these; webhook endpoints are filtered by wire name and read stored types).
+ */
+export const STORED_EVENT_TYPE = {
+  ORDER_ADD: 'OrderAdded',
+  ORDER_UPDATE: 'OrderUpdated',
+  ORDER_COMPLETE: 'OrderCompleted',
+  ORDER_CANCELED: 'OrderCanceled',
+} as const satisfies Readonly<Record<WireEvent, OrderEventType>>
 
 interface Command<Type extends string, Data> {
   readonly type: Type

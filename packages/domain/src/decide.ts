@@ -1,4 +1,4 @@
-import type { OrderCommand } from './commands.js'
+import { STORED_EVENT_TYPE, type OrderCommand } from './commands.js'
 import type { Decision } from './decider.js'
 import type { DomainErrorCode } from './errors.js'
 import type { OrderEvent } from './events.js'
@@ -26,7 +26,7 @@ export function decide(command: OrderCommand, state: OrderState): OrderDecision 
   const id = command.eventId
   if (command.type === 'ORDER_ADD') {
     if (state.exists) return rejected('conflict')
-    return { outcome: 'append', events: [{ type: 'OrderAdded', data: command.data, id }] }
+    return { outcome: 'append', events: [{ type: STORED_EVENT_TYPE.ORDER_ADD, data: command.data, id }] }
   }
   if (!state.exists) return rejected('not_found')
   if (command.type === 'ERASE_PERSONAL_DATA') {
@@ -40,10 +40,10 @@ export function decide(command: OrderCommand, state: OrderState): OrderDecision 
   if (command.type === 'ORDER_UPDATE' && state.eventIds.length >= LIMITS.orderEventsMax - 1) return rejected('too_many_events')
   switch (command.type) {
     case 'ORDER_UPDATE':
-      return { outcome: 'append', events: [{ type: 'OrderUpdated', data: command.data, id }] }
+      return { outcome: 'append', events: [{ type: STORED_EVENT_TYPE.ORDER_UPDATE, data: command.data, id }] }
     case 'ORDER_COMPLETE':
-      return { outcome: 'append', events: [{ type: 'OrderCompleted', data: command.data, id }] }
+      return { outcome: 'append', events: [{ type: STORED_EVENT_TYPE.ORDER_COMPLETE, data: command.data, id }] }
     case 'ORDER_CANCELED':
-      return { outcome: 'append', events: [{ type: 'OrderCanceled', data: command.data, id }] }
+      return { outcome: 'append', events: [{ type: STORED_EVENT_TYPE.ORDER_CANCELED, data: command.data, id }] }
   }
 }

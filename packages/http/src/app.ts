@@ -7,6 +7,7 @@ import type { BlobStore, EventStore } from '@waybill/event-store'
 import type { SubjectKeyStore } from '@waybill/personal-data'
 import { KeyRing } from '@waybill/keys'
 import type { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
+import { DeliveryLog } from '@waybill/webhooks'
 import { exposureHandler } from './transport/exposure.js'
 import type { LogDestination } from './logging/log-destination.js'
 import { createLogger } from './logging/logger.js'
@@ -32,6 +33,7 @@ import orderRoutes from './routes/orders/index.js'
 import errorDescriptions from './routes/service/errors.js'
 import health from './routes/service/health.js'
 import ping from './routes/service/ping.js'
+import webhookRoutes from './routes/webhooks/index.js'
 import { validatorCompiler } from './validation/validator-compiler.js'
 
 declare module 'fastify' {
@@ -50,6 +52,8 @@ export interface AppOptions {
   readonly readModel: ReadModel
   /** What the audit routes serve: the audit log, and the heads file (the signed heads and the public keys that verify them). */
   readonly audit: { readonly log: AuditLog; readonly heads: HeadStore }
+  /** What the webhook routes read; by default `webhooks.sqlite` in `dataDir`, read-only (closed with the app). */
+  readonly webhooks?: DeliveryLog
   /** False on a server without the sandbox: test keys are refused. Default true. */
   readonly acceptTestKeys?: boolean
   /** Where replacement keys and the test key file are written. */
@@ -175,6 +179,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(deliveries, { store: commandStore, blobs: blobsWithStorageFailures(options.blobs, (error) => { space.imageFailed(error) }), keys: keysWithStorageFailures(options.subjectKeys) })
   await app.register(orderRoutes, { readModel: options.readModel, auditLog: options.audit.log, store: options.store, blobs: options.blobs, keys: options.subjectKeys })
   await app.register(auditRoutes, { ...options.audit, store: options.store })
+  const webhooks = options.webhooks ?? new DeliveryLog(options.dataDir)
+  if (options.webhooks === undefined) app.addHook('onClose', async () => { webhooks.close() })
+  await app.register(webhookRoutes, { log: webhooks })
   // The auditors' console at /console (no key; out of the OpenAPI document).
   await app.register(serveConsole)
   return app

@@ -9,3 +9,4 @@ export { registerProjectorMetrics, type ProjectorMetricsOptions } from './metric
 export { registerDataMetrics, type DataMetricsOptions } from './metrics/data-metrics.js'
 export { registerOperationMetrics } from './metrics/operation-metrics.js'
 export { processRegistry } from './metrics/process-registry.js'
+export { registerWebhookMetrics } from './metrics/webhook-metrics.js'

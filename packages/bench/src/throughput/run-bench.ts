@@ -10,8 +10,8 @@ import { startServerProcess, type ServerProcess } from './server-process.js'
 
 type Target = 'service' | 'bare' | 'ceiling'
 
-// The built `waybill` command sits beside the CLI package's entry in its dist/.
-const WAYBILL_MAIN = fileURLToPath(new URL('./main.js', import.meta.resolve('@waybill/cli')))
+/** The built `waybill` command: it sits beside the CLI package's entry in its dist/. */
+export const WAYBILL_MAIN = fileURLToPath(new URL('./main.js', import.meta.resolve('@waybill/cli')))
 const CEILING_MAIN = fileURLToPath(new URL('../ceiling/main.js', import.meta.url))
 const BARE_MAIN = fileURLToPath(new URL('../bare/main.js', import.meta.url))
 
@@ -151,7 +151,8 @@ async function profileOf(dir: string, pid: number): Promise<string | null> {
   return first === undefined ? null : join(dir, first)
 }
 
-async function countOrderEvents(path: string): Promise<number> {
+/** The order events in a SQLite store (after its server stopped). */
+export async function countOrderEvents(path: string): Promise<number> {
   const store = await openSqliteEventStore({ path })
   try {
     let count = 0

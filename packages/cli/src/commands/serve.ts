@@ -22,7 +22,8 @@ an empty data directory it creates the sandbox test key and writes it to <data d
 SIGINT/SIGTERM finish in-flight requests, then exit.
 
 The read API (GET /v1/orders…) is served too, and the auditors' web console at /console/. The projector (the orders read model and the audit log) runs in this process, on a thread
-of its own, unless --no-projector is given (then run \`waybill projector\` as its own process).
+of its own, and delivers the webhooks (\`waybill webhooks\`), unless --no-projector is given (then
+run \`waybill projector\` as its own process).
 
 Configuration comes from the environment; see README.md ("Configuration").`
 
@@ -83,7 +84,7 @@ export const command = defineCommand({
         subjectKeys: opened.keys,
         readModel,
         audit: { log: auditLog, heads },
-        ...(withProjector ? { projector: { status: () => projector?.status() ?? null } } : {}),
+        ...(withProjector ? { projector: { status: () => projector?.status() ?? null, webhooks: () => projector?.webhooks() ?? [] } } : {}),
       })
     } catch (error) {
       readModel.close()

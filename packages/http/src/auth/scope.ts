@@ -1,5 +1,5 @@
 import type { preValidationHookHandler } from 'fastify'
-import { requireReadAccess, type ReadAccess } from '@waybill/keys'
+import { AUDIT_SCOPE, requireReadAccess, requireScope, type ReadAccess } from '@waybill/keys'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,6 +18,20 @@ declare module 'fastify' {
 export const readAccess: preValidationHookHandler = (request, _reply, done) => {
   try {
     request.reader = requireReadAccess(request.principal)
+    done()
+  } catch (error) {
+    done(error as Error)
+  }
+}
+
+/**
+ * The auditor routes' scope check (the webhook routes): the key must hold `orders:audit`, which
+ * only keys of every account (`*`) can; any other key is `api_key_forbidden`. A preValidation hook,
+ * as `readAccess` is.
+ */
+export const auditorAccess: preValidationHookHandler = (request, _reply, done) => {
+  try {
+    requireScope(request.principal, AUDIT_SCOPE)
     done()
   } catch (error) {
     done(error as Error)

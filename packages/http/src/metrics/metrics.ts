@@ -4,6 +4,7 @@ import { Counter, Histogram, type Registry } from 'prom-client'
 import type { BlobStore, EventStore, StreamStore } from '@waybill/event-store'
 import type { SignedTreeHead } from '@waybill/merkle'
 import type { ProjectorStatus } from '@waybill/projector'
+import type { WebhookEndpointStatus } from '@waybill/webhooks'
 import { READINESS_CHECKS, type Readiness } from '../readiness/readiness.js'
 import { timedAppends } from '../store/timed-appends.js'
 import { registerDataMetrics } from './data-metrics.js'
@@ -12,6 +13,7 @@ import { registerOperationMetrics } from './operation-metrics.js'
 import { processRegistry } from './process-registry.js'
 import { registerProjectorMetrics } from './projector-metrics.js'
 import { registerScraped } from './scraped.js'
+import { registerWebhookMetrics } from './webhook-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,6 +42,8 @@ export interface WaybillMetrics {
 export interface ProjectorView {
   /** Its last report; null before the first. */
   status(): ProjectorStatus | null
+  /** The webhook endpoints its thread delivers to, as last reported (docs/operations.md#metrics). */
+  webhooks?(): readonly WebhookEndpointStatus[]
 }
 
 export interface MetricsOptions {
@@ -92,6 +96,8 @@ export function createMetrics(options: MetricsOptions): WaybillMetrics {
     ...(options.projector !== undefined ? { status: () => options.projector?.status() ?? null } : {}),
     ...(options.heads !== undefined ? { heads: options.heads } : {}),
   })
+  const webhooks = options.projector?.webhooks?.bind(options.projector)
+  if (webhooks !== undefined) registerWebhookMetrics(registry, webhooks)
   registerDataMetrics(registry, { dataDir: options.dataDir, ...(options.blobs !== undefined ? { blobs: options.blobs } : {}) })
   registerOperationMetrics(registry, options.dataDir)
   registerReadinessMetrics(registry, options.readiness)

@@ -27,6 +27,7 @@ async function docs(app: FastifyInstance): Promise<void> {
         { name: 'orders', description: 'Read orders, their history and images (scope orders:read)' },
         { name: 'service', description: 'Health, key check and error descriptions' },
         { name: 'audit', description: 'The signed tree heads of the audit log, consistency proofs between them, an order\'s inclusion proofs, and the public key that verifies them (any key that reads; the public key needs none)' },
+        { name: 'webhooks', description: 'The operator\'s webhook endpoints and their delivery log (auditor keys, orders:audit); endpoints are managed with `waybill webhooks`' },
       ],
       components: {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'The API key issued to the courier (`waybill keys create`)' } },
