@@ -1,8 +1,9 @@
 import { rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import Sqlite, { type Database } from 'better-sqlite3'
-import { ORDER_CATEGORY, upcastOrderEvent } from '@waybill/domain'
+import { ORDER_CATEGORY } from '@waybill/domain'
 import type { BlobStore, EventStore, Position, SweepReport } from '@waybill/event-store'
+import { imagesNamedBy } from '../audit/images.js'
 import {
   currentGeneration, fsyncPath, newGenerationName, READ_MODEL_FILES, removeOldGenerations, switchGeneration,
 } from '../generation/pointer.js'
@@ -60,11 +61,9 @@ async function namedImages(store: EventStore): Promise<Set<string>> {
   for (let after: Position | null = null; ;) {
     const batch = await store.readAll({ after, maxCount: 10_000, categories: [ORDER_CATEGORY] })
     for (const event of batch) {
-      const current = upcastOrderEvent(event)
-      if (current?.type === 'PersonalDataErased') byStream.delete(event.streamName)
-      if (current?.type !== 'OrderCompleted') continue
-      const { pod, signature } = current.data
-      byStream.set(event.streamName, [...byStream.get(event.streamName) ?? [], pod.blob, ...(signature === undefined ? [] : [signature.blob])])
+      if (event.type === 'PersonalDataErased') byStream.delete(event.streamName)
+      const named = imagesNamedBy(event.data)
+      if (named.length > 0) byStream.set(event.streamName, [...byStream.get(event.streamName) ?? [], ...named])
     }
     const last = batch.at(-1)
     if (last === undefined) return new Set([...byStream.values()].flat())

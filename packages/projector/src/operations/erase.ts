@@ -2,10 +2,11 @@ import { basename } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import {
   eraseEventIdFor, isSealed, orderDecider, SCHEMA_VERSION, streamNameFor, upcastOrderEvent,
-  type ErasureScope, type OrderEvent, type PersonalDataErasedData,
+  type ErasureScope, type PersonalDataErasedData,
 } from '@waybill/domain'
 import { comparePositions, handleCommand, type BlobStore, type EventStore, type Position, type RecordedEvent } from '@waybill/event-store'
 import type { ErasureNote, SubjectKeyStore } from '@waybill/personal-data'
+import { imagesNamedBy } from '../audit/images.js'
 import { currentGeneration, READ_MODEL_FILES, removeOldGenerations } from '../generation/pointer.js'
 
 /** Whose personal data to erase: every order of one customer, or one order, within an account. */
@@ -88,7 +89,7 @@ export async function erasePersonalData(options: EraseOptions, request: ErasureR
     if (appended !== null && (position === null || comparePositions(appended, position) > 0)) position = appended
     const destroyed = (await keys.erase(account, [orderId], note)).get(orderId)
     let images = 0
-    for (const blob of imageBlobs(events)) if (await options.blobs.remove(blob)) images += 1
+    for (const blob of events.flatMap((event) => imagesNamedBy(event.data))) if (await options.blobs.remove(blob)) images += 1
     orders.push({ orderId, outcome: appended === null && destroyed !== 'erased' ? 'already_erased' : 'erased', images })
   }
   return { orders, position }
@@ -155,16 +156,4 @@ async function appendErasure(store: EventStore, account: string, data: PersonalD
  */
 export function dropEarlierReadModels(dataDir: string): void {
   removeOldGenerations(dataDir, READ_MODEL_FILES, [basename(currentGeneration(dataDir, READ_MODEL_FILES).path)])
-}
-
-/** The sealed image blobs an order's events name. */
-function imageBlobs(events: readonly RecordedEvent[]): string[] {
-  const blobs: string[] = []
-  for (const event of events) {
-    const current: OrderEvent | null = upcastOrderEvent(event)
-    if (current?.type !== 'OrderCompleted') continue
-    blobs.push(current.data.pod.blob)
-    if (current.data.signature !== undefined) blobs.push(current.data.signature.blob)
-  }
-  return blobs
 }
