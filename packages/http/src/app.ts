@@ -35,6 +35,7 @@ import health from './routes/service/health.js'
 import ping from './routes/service/ping.js'
 import webhookRoutes from './routes/webhooks/index.js'
 import { validatorCompiler } from './validation/validator-compiler.js'
+import { lazySerializerFactory } from './serialization/lazy-serializer.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -113,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One line per request, when it is answered (logging/request-log.ts), with the key cut from its path.
     logController: new RequestLogController(),
     bodyLimit: LIMITS.bodyMaxBytes,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
     // order_id may be 128 characters of up to four UTF-8 bytes, each byte percent-encoded as three
     // characters in a path; Fastify's default maxParamLength of 100 would turn a long but valid
     // id away before our routes see it.
