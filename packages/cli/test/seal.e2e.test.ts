@@ -8,7 +8,7 @@ import { runWaybill, startServe } from '../src/testing.js'
 import { clientFor, type Client } from './https-client.js'
 import { allFixtureValues, FIXTURE_IMAGES, fixtureValues, holding, previousReleaseDataDir } from './seal-fixture.js'
 
-const ORDERS = ['P-1', 'P-2', 'P-4', 'P-5'] as const
+const ORDERS = ['P-1', 'P-2', 'P-4', 'P-5', 'N-1'] as const
 const PERSONAL = ['customer', 'location', 'address', 'recipient', 'reason', 'pod', 'signature'] as const
 
 /** The personal fields of the orders as the read API answers them, and their images' bytes. */
@@ -44,10 +44,14 @@ t.test('a data dir of the previous release sealed: nothing plain left, the same 
   await previousReleaseDataDir(dataDir, env.WAYBILL_AUDIT_KEY_DIR)
   const heads = async (): Promise<string> => (await runWaybill(['audit', 'heads'], { env })).stdout
 
-  // The upgraded service runs on it first: it reads the plain events and signs heads up to 60.
+  // The upgraded service runs on it first: it reads the plain events, takes a new order (sealed
+  // as it arrives, kept as it is by the seal) and signs heads up to 61.
   let served = await startServe(env)
   let client = await clientFor(served.httpsUrl, dataDir)
-  for (let tries = 0; tries < 100 && !(await heads()).includes('"tree_size":60'); tries += 1) await new Promise((resolve) => setTimeout(resolve, 100))
+  const added = await client.post({ event: 'ORDER_ADD', event_date: '2026-11-21T00:00:00Z',
+    event_payload: { order_id: 'N-1', customer: 'Customer Nr. 9', location: 'Dock Nr. 99.', status: 'pending', address: 'House 99, Main St', delivery_date: '2026-11-22T00:00:00Z' } })
+  t.equal(added.status, 201, added.text)
+  for (let tries = 0; tries < 100 && !(await heads()).includes('"tree_size":61'); tries += 1) await new Promise((resolve) => setTimeout(resolve, 100))
   const before = await readOrders(client)
   t.match(before, { 'P-1': { address: 'House 1, Side St', recipient: 'Recipient Nr. 1.', status: 'completed' }, 'P-4': { reason: 'Customer Nr. 0 asked, order 4.' } },
     'the plain values are served before the seal')
@@ -73,14 +77,14 @@ t.test('a data dir of the previous release sealed: nothing plain left, the same 
   await writeFile(keptHeads, oldHeads)
   const head21 = join(root, 'head-21.json')
   await writeFile(head21, oldHeads.split('\n').find((line) => line.includes('"tree_size":21')) ?? '')
-  t.match(oldHeads, /"tree_size":7,[\s\S]*"tree_size":50,[\s\S]*"tree_size":60,/, 'the heads of the previous release and of the upgraded one')
+  t.match(oldHeads, /"tree_size":7,[\s\S]*"tree_size":50,[\s\S]*"tree_size":61,/, 'the heads of the previous release and of the upgraded one')
   const values = allFixtureValues()
   t.ok((await holding(dataDir, values, (path) => !path.startsWith('/events.sqlite'))).length > 0, 'before: the plain values are in the event log')
 
   const sealed = await runWaybill(['seal', '--reason', 'ticket 9', '--requested-by', 'dpo'], { env })
   t.equal(sealed.code, 0, sealed.stdout + sealed.stderr)
   t.match(sealed.stdout, /sealed 60 version-1 event\(s\) of 24 order\(s\) and 9 image\(s\)/, "every order's images sealed with its own key: 6 proofs of delivery, 3 signatures")
-  t.match(sealed.stdout, /old tree of 60 leaves, root [0-9a-f]{64}; new tree of 60 leaves, root [0-9a-f]{64}; signed by key [0-9a-f]{16}; reason "ticket 9", requested by "dpo"/)
+  t.match(sealed.stdout, /old tree of 61 leaves, root [0-9a-f]{64}; new tree of 61 leaves, root [0-9a-f]{64}; signed by key [0-9a-f]{16}; reason "ticket 9", requested by "dpo"/)
   t.match(sealed.stdout, /2 plain image file\(s\) deleted/)
   t.equal(v1Events(dataDir), 0, 'no version-1 event is left')
 
@@ -92,9 +96,9 @@ t.test('a data dir of the previous release sealed: nothing plain left, the same 
   const listed = (await runWaybill(['audit', 'seals'], { env })).stdout.trim().split('\n')
   t.equal(listed.length, 1, 'audit seals lists the seal')
   const record = JSON.parse(listed[0] ?? '{}') as { statement: { old_tree_size: number; reason: string; requested_by: string }; sealed_heads: unknown[]; finished_at: string | null }
-  t.match(record, { statement: { old_tree_size: 60, new_tree_size: 60, reason: 'ticket 9', requested_by: 'dpo' }, finished_at: String })
+  t.match(record, { statement: { old_tree_size: 61, new_tree_size: 61, reason: 'ticket 9', requested_by: 'dpo' }, finished_at: String })
   t.equal(record.sealed_heads.length, oldHeads.trim().split('\n').length, 'with every head signed before it, set aside with its proof')
-  t.match(await heads(), /^\{"tree_size":60,[^\n]*\}\n$/, 'the live heads start with the new tree\'s head')
+  t.match(await heads(), /^\{"tree_size":61,[^\n]*\}\n$/, 'the live heads start with the new tree\'s head')
   const verify = await runWaybill(['verify'], { env })
   t.equal(verify.code, 0, verify.stdout)
   for (const kept of [keptHeads, head21]) {
@@ -104,7 +108,7 @@ t.test('a data dir of the previous release sealed: nothing plain left, the same 
   }
   const rehash = await runWaybill(['seal', '--verify'], { env })
   t.equal(rehash.code, 0, rehash.stdout)
-  t.match(rehash.stdout, /60 sealed event\(s\) opened back to their plain form; the first 60 order events hash to [0-9a-f]{64}, the old root/)
+  t.match(rehash.stdout, /60 sealed event\(s\) opened back to their plain form; the first 61 order events hash to [0-9a-f]{64}, the old root/)
 
   // A copy with one sealed event changed in the open: the re-hash catches it.
   const copy = join(root, 'copy')
