@@ -20,7 +20,7 @@ const same = (a: SignedTreeHead, b: SignedTreeHead): boolean =>
  * every head set aside, signed within its key's validity and consistent with the closing head by
  * its kept proof. A head the auditor kept from before a seal (`kept`: signed before it, no larger
  * than the tree it closed) is checked the same way, through the head of its size the seal set
- * aside: it must be that very head. Whether today's log has the new root at the seal's size is
+ * aside (or its closing head): it must be that very head. Whether today's log has the new root at the seal's size is
  * the caller's check, as for every head.
  */
 export async function checkSeals(seals: readonly SealRecord[], keys: CheckedKeySet, kept: SignedTreeHead | undefined): Promise<SealCheck> {
@@ -52,7 +52,9 @@ export async function checkSeals(seals: readonly SealRecord[], keys: CheckedKeyS
         problems.push(`${label}: head ${head.tree_size} (${head.timestamp}) it set aside is not consistent with its closing head by its proof`)
       }
     }
-    if (kept === undefined || kept.timestamp >= statement.timestamp || kept.tree_size > statement.old_tree_size) continue
+    // The new head is the live tree's, checked as every head is; the closing head and the heads
+    // before it (signed no later than the statement, over no more than the old tree) go through the seal.
+    if (kept === undefined || same(kept, opened) || kept.timestamp > statement.timestamp || kept.tree_size > statement.old_tree_size) continue
     keptHeadSealed = true
     const check = await checkHeadKey(kept, keys, subtleSha256)
     if (!check.ok) problems.push(`your kept head ${kept.tree_size} (${kept.timestamp}): ${check.reason}`)

@@ -105,6 +105,8 @@ t.test('a seal writes every event as the ingress seals a delivery today, hashing
     store: store(), blobs, keys: heads.keys(), anchors: null, heads: heads.all(), seals: heads.seals(), ...(keptHead === undefined ? {} : { keptHead }),
   })
   for (const head of oldHeads) t.same((await audit(head)).findings, [], `a kept head at ${head.tree_size} checks through the seal`)
+  t.same((await audit(seal?.closing_head)).findings, [], 'the closing head checks through the seal')
+  t.same((await audit(seal?.new_head)).findings, [], 'and the new head against the live tree')
   const key = options().signingKey.privateKey
   const forged = signTreeHead(key, 21, 'ab'.repeat(32), new Date(oldHeads[1]?.timestamp ?? ''))
   t.match((await audit(forged)).findings, [{ kind: 'seal', message: /your kept head 21 .* set aside no such head/ }], 'a head of another history signed before the seal fails')
