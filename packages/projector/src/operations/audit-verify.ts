@@ -7,7 +7,7 @@ import { imagesNamedBy } from '../audit/images.js'
 import { eventLeafHash } from '../audit/leaf.js'
 import type { TreeLeaf } from '../audit/merkle-tables.js'
 import type { SealRecord } from '../audit/seal-records.js'
-import { checkSeals } from './seal-check.js'
+import { checkSeals } from './seal/seal-check.js'
 
 /** Where a leaf stands in the log, by order: what an auditor looks up. */
 export interface LeafName {

@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto'
 import { fromHex, verifyConsistency, verifySealStatement, type Hash, type SignedTreeHead } from '@waybill/merkle'
 import { checkHeadKey, subtleSha256, type CheckedKeySet } from '@waybill/merkle/verify'
-import type { SealRecord } from '../audit/seal-records.js'
+import type { SealRecord } from '../../audit/seal-records.js'
 
 /** What checking the log's seals found: problems, and whether the auditor's kept head was one of the heads a seal set aside. */
 export interface SealCheck {
