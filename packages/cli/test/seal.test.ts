@@ -66,3 +66,14 @@ t.test('a data dir that does not verify is not sealed; a log never sealed fails 
   t.match(missing.stderr, /no event store at/)
   t.notOk((await readdir(env.WAYBILL_DATA_DIR)).includes('nope'), 'and creates nothing')
 })
+
+t.test('a log this Waybill wrote has nothing to seal', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'waybill-seal-'))
+  t.teardown(() => rm(root, { recursive: true, force: true }))
+  const env = { WAYBILL_DATA_DIR: join(root, 'data'), WAYBILL_AUDIT_KEY_DIR: join(root, 'audit-key'), WAYBILL_SUBJECT_KEY_DIR: join(root, 'subject-keys'), LOG_LEVEL: 'warn' }
+  t.equal((await runWaybill(['keys', 'create', '--account', 'acme', '--scopes', 'orders:read'], { env })).code, 0)
+  const run = await runWaybill(['seal', '--reason', 'ticket 9'], { env })
+  t.equal(run.code, 0, run.stderr)
+  t.equal(run.stdout, 'nothing to seal: every event of the log is sealed already (written by this Waybill)\n')
+  t.same(await readdir(env.WAYBILL_DATA_DIR).then((names) => names.filter((name) => name.startsWith('events.sealed'))), [])
+})
