@@ -28,6 +28,10 @@ export const COMMANDS = {
     summary: "erase the personal data of a customer's orders or of one order, keeping the log verifiable",
     load: () => import('./commands/erase.js'),
   },
+  seal: {
+    summary: 'once, with the service stopped: seal the personal data a previous Waybill stored in plain form, recorded in a signed statement',
+    load: () => import('./commands/seal.js'),
+  },
   export: { summary: 'write everything held about one customer into a directory, for an access request', load: () => import('./commands/export.js') },
   verify: { summary: 'check the log, every hash chain, and that the read model matches the log', load: () => import('./commands/verify.js') },
   projector: { summary: 'run the projector (orders read model, audit log) and the webhook deliveries as their own process', load: () => import('./commands/projector.js') },

@@ -245,6 +245,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit/seals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every seal of the log, with the heads signed before it and their proofs */
+        get: operations["getAuditSeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit/consistency": {
         parameters: {
             query?: never;
@@ -2094,6 +2111,174 @@ export interface operations {
             };
             /** @description Problem body (application/problem+json). Codes: not_found: No such order, route or resource */
             404: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: rate_limited: Too many requests for this API key or from this client address; send the same request again after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: server_error: a passing failure (the store is unreachable or full, too many appends wait, a write race, shutdown, overload); send the same request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before sending the same request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditSeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every seal of the log, oldest first */
+            200: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key (or, without one, the client address) may make per window; on every answer after the key check */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Oldest first; empty for a log never sealed */
+                        seals: {
+                            /** @description The signed record that the log was sealed (docs/audit.md#sealing) */
+                            statement: {
+                                /** @description Leaves of the tree the seal replaced */
+                                old_tree_size: number;
+                                /** @description Its root */
+                                old_root_hash: string;
+                                /** @description Leaves of the sealed tree that replaced it (the same events, sealed) */
+                                new_tree_size: number;
+                                /** @description Its root */
+                                new_root_hash: string;
+                                /** @description When the log was sealed */
+                                timestamp: string;
+                                /** @description Why, as the operator said it */
+                                reason: string;
+                                /** @description Who asked */
+                                requested_by: string;
+                                /** @description The key that signed it */
+                                key_id: string;
+                                /** @description Base64 of the Ed25519 signature over "waybill-seal-statement/v1\n<old_tree_size>\n<old_root_hash>\n<new_tree_size>\n<new_root_hash>\n<timestamp>\n<key_id>\n<reason as JSON>\n<requested_by as JSON>\n" */
+                                signature: string;
+                            };
+                            /** @description A signed tree head (docs/audit.md#signed-tree-heads) */
+                            closing_head: {
+                                /** @description Leaves (order events) the head covers */
+                                tree_size: number;
+                                /** @description RFC 9162 root of the first tree_size leaves, lowercase hex */
+                                root_hash: string;
+                                /** @description When it was signed: RFC 3339 UTC with milliseconds */
+                                timestamp: string;
+                                /** @description Base64 of the Ed25519 signature over "waybill-tree-head/v1\n<tree_size>\n<root_hash>\n<timestamp>\n" */
+                                signature: string;
+                                /** @description First 16 hex of sha256 over the raw public key */
+                                key_id: string;
+                            };
+                            /** @description A signed tree head (docs/audit.md#signed-tree-heads) */
+                            new_head: {
+                                /** @description Leaves (order events) the head covers */
+                                tree_size: number;
+                                /** @description RFC 9162 root of the first tree_size leaves, lowercase hex */
+                                root_hash: string;
+                                /** @description When it was signed: RFC 3339 UTC with milliseconds */
+                                timestamp: string;
+                                /** @description Base64 of the Ed25519 signature over "waybill-tree-head/v1\n<tree_size>\n<root_hash>\n<timestamp>\n" */
+                                signature: string;
+                                /** @description First 16 hex of sha256 over the raw public key */
+                                key_id: string;
+                            };
+                            /** @description The heads signed before the seal, ascending, each with its proof to the closing head */
+                            sealed_heads: {
+                                /** @description A signed tree head (docs/audit.md#signed-tree-heads) */
+                                head: {
+                                    /** @description Leaves (order events) the head covers */
+                                    tree_size: number;
+                                    /** @description RFC 9162 root of the first tree_size leaves, lowercase hex */
+                                    root_hash: string;
+                                    /** @description When it was signed: RFC 3339 UTC with milliseconds */
+                                    timestamp: string;
+                                    /** @description Base64 of the Ed25519 signature over "waybill-tree-head/v1\n<tree_size>\n<root_hash>\n<timestamp>\n" */
+                                    signature: string;
+                                    /** @description First 16 hex of sha256 over the raw public key */
+                                    key_id: string;
+                                };
+                                proof: string[];
+                            }[];
+                            /** @description When the sealed log was in place and the projections rebuilt over it; null until then */
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: bad_request: The request is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: api_key_missing: No API key in the Service-Api-Key header; invalid_api_key: The API key is not valid */
+            401: {
+                headers: {
+                    /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem body (application/problem+json). Codes: insecure_connection: Plain HTTP is not accepted; api_key_forbidden: The API key lacks the scope for this action */
+            403: {
                 headers: {
                     /** @description The request id: the one the request sent (1 to 128 of A-Z a-z 0-9 . _ : -) or a fresh UUID; also the problem body's request_id */
                     "X-Request-Id"?: string;

@@ -9,3 +9,4 @@ export {
 } from './tree-head.js'
 export { leafText, type LeafFields } from './verify/leaf.js'
 export { signKeyStatement, type KeyChange, type KeyStatement } from './key-statement.js'
+export { sealStatementMessage, signSealStatement, verifySealStatement, type SealFacts, type SealStatement } from './seal-statement.js'

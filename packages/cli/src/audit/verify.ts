@@ -55,7 +55,7 @@ async function auditVerify(opened: OpenedStore, config: Pick<WaybillConfig, 'dat
     }
     return await verifyAuditLog({
       store: opened.store, blobs: opened.blobs, keys, anchors: inputs.pinned.length > 0 ? inputs.pinned.map((key) => keyIdOf(key)) : null,
-      heads: heads.all(), witness, ...(inputs.kept !== undefined ? { keptHead: inputs.kept } : {}),
+      heads: heads.all(), seals: heads.seals(), witness, ...(inputs.kept !== undefined ? { keptHead: inputs.kept } : {}),
     })
   } finally {
     auditLog.close()

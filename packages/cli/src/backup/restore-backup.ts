@@ -144,7 +144,7 @@ async function checkRestored(opened: OpenedStore, dataDir: string, heads: HeadSt
   try {
     const latest = manifest.heads.latest
     const audit = await verifyAuditLog({
-      store, blobs: opened.blobs, keys: heads.keys(), anchors: null, heads: heads.all(), witness: auditLog,
+      store, blobs: opened.blobs, keys: heads.keys(), anchors: null, heads: heads.all(), seals: heads.seals(), witness: auditLog,
       // The backup's own word for its latest head, beside the heads file's: set aside when past the cut.
       ...(latest !== null && latest.tree_size <= restored.order_events ? { keptHead: latest } : {}),
     })

@@ -11,11 +11,15 @@ import type { OpenedStore } from '../open-store.js'
 import { rebuildProgress } from '../progress.js'
 import { withStore } from '../with-store.js'
 
-const HELP = `Usage: waybill audit <heads [--after N] | public-key | keys | verify [--head FILE] [--public-key FILE]… [--json] | rebuild | rotate-key [--old-key-lost]>
+const HELP = `Usage: waybill audit <heads [--after N] | seals | public-key | keys | verify [--head FILE] [--public-key FILE]… [--json] | rebuild | rotate-key [--old-key-lost]>
 
 For auditors (docs/audit.md):
   heads [--after N]   every signed tree head of this data dir (of tree_size above N), one JSON
                       line each, ascending: append them to a file kept on another machine
+  seals               each seal of the log (\`waybill seal\`), one JSON line each: the signed
+                      statement, the closing head over the tree it replaced, the new tree's head,
+                      and the heads signed before it with their consistency proofs to the
+                      closing head (docs/audit.md#sealing)
   public-key          the current public key that verifies the heads (JSON, as
                       GET /v1/audit/public-key), from the heads file: no key directory needed
   keys                every key, current and retired, with its validity and the signed statement
@@ -24,7 +28,8 @@ For auditors (docs/audit.md):
                       signature, by the key it names, and its root, every order stream's hash
                       chain, and every image's bytes against the sha256 its event records
     --head FILE       also check a head you kept elsewhere (one head as JSON, or JSON lines:
-                      the last is used); this is what catches a rewritten or cut-off history
+                      the last is used); this is what catches a rewritten or cut-off history.
+                      A head signed before a seal is checked through the seal
     --public-key FILE a key you pinned (PEM, or the JSON of GET /v1/audit/public-key); may be
                       given more than once. Then only those keys, and the keys they vouched for
                       by a rotation, are believed. Without it, every key of the heads file's
@@ -50,7 +55,7 @@ For operators:
 Exit code 0 when all is well, 1 when anything fails (the first leaf that differs is named by
 order, revision and account; a refused rebuild or rotation), 2 on a usage error.`
 
-const SUBCOMMANDS = ['heads', 'public-key', 'keys', 'verify', 'rebuild', 'rotate-key'] as const
+const SUBCOMMANDS = ['heads', 'seals', 'public-key', 'keys', 'verify', 'rebuild', 'rotate-key'] as const
 
 export const command = defineCommand({
   name: 'audit',
@@ -71,7 +76,7 @@ export const command = defineCommand({
     if (values.after !== undefined && !/^\d+$/.test(values.after)) throw new UsageError('--after: expected a tree size (a whole number)')
     if (!SUBCOMMANDS.includes(sub as typeof SUBCOMMANDS[number])) throw new UsageError(sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}"`)
     const config = loadConfig(env)
-    if (sub === 'public-key' || sub === 'keys' || sub === 'heads') return printHeadsFile(sub, config, values.after, stdout, stderr)
+    if (sub === 'public-key' || sub === 'keys' || sub === 'heads' || sub === 'seals') return printHeadsFile(sub, config, values.after, stdout, stderr)
     if (sub === 'rotate-key') return rotateKeyCommand(config, values['old-key-lost'] === true, stdout)
     if (sub === 'rebuild') return withStore(env, { create: false, writer: 'inline' }, (opened) => rebuild(opened, config, stdout, stderr))
     let kept: SignedTreeHead | undefined
@@ -97,12 +102,16 @@ export const command = defineCommand({
   },
 })
 
-/** `heads`, `public-key` and `keys`: what the heads file holds, as the HTTP routes answer it. */
-function printHeadsFile(sub: 'heads' | 'public-key' | 'keys', config: WaybillConfig, afterText: string | undefined, stdout: Output, stderr: Output): number {
+/** `heads`, `seals`, `public-key` and `keys`: what the heads file holds, as the HTTP routes answer it. */
+function printHeadsFile(sub: 'heads' | 'seals' | 'public-key' | 'keys', config: WaybillConfig, afterText: string | undefined, stdout: Output, stderr: Output): number {
   const heads = HeadStore.inDataDir(config.dataDir)
   try {
     if (sub === 'heads') {
       for (const head of heads.all()) if (afterText === undefined || head.tree_size > Number(afterText)) stdout.write(`${JSON.stringify(head)}\n`)
+      return 0
+    }
+    if (sub === 'seals') {
+      for (const { seal_id: _id, ...seal } of heads.seals()) stdout.write(`${JSON.stringify(seal)}\n`)
       return 0
     }
     if (sub === 'keys') {

@@ -3,9 +3,10 @@ import type { Database } from 'better-sqlite3'
 /**
  * The heads file's schema version (`PRAGMA user_version`). 0: the first release's, one head per
  * tree size and no key table; 1: a head per tree size and key (a rotation signs the same size with
- * both keys) and the key set (docs/audit.md#key-lifecycle).
+ * both keys) and the key set (docs/audit.md#key-lifecycle); 2: the seals of the log and the heads
+ * each set aside, with their consistency proofs to the tree the seal closed (docs/audit.md#sealing).
  */
-const VERSION = 1
+const VERSION = 2
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS heads (
@@ -13,6 +14,11 @@ CREATE TABLE IF NOT EXISTS heads (
   PRIMARY KEY (tree_size, key_id));
 CREATE TABLE IF NOT EXISTS keys (
   key_id TEXT PRIMARY KEY, public_key TEXT NOT NULL, added_at TEXT NOT NULL, retired_at TEXT, replaces TEXT);
+CREATE TABLE IF NOT EXISTS seals (
+  seal_id INTEGER PRIMARY KEY, statement TEXT NOT NULL, closing_head TEXT NOT NULL, new_head TEXT NOT NULL, finished_at TEXT);
+CREATE TABLE IF NOT EXISTS sealed_heads (
+  seal_id INTEGER NOT NULL REFERENCES seals, tree_size INTEGER NOT NULL, key_id TEXT NOT NULL, head TEXT NOT NULL, proof TEXT NOT NULL,
+  PRIMARY KEY (seal_id, tree_size, key_id));
 `
 
 /**

@@ -4,6 +4,7 @@ import type { KeyObject } from 'node:crypto'
 import { join } from 'node:path'
 import { keyIdOf, rawPublicKey, type KeyStatement, type SignedTreeHead } from '@waybill/merkle'
 import { ensureHeadStoreSchema } from './head-store-schema.js'
+import { finishSeal, recordSeal, sealsOf, type NewSeal, type SealRecord } from './seal-records.js'
 
 /** The heads file, beside the read models and apart from them: a rebuild replaces a read model, never this. */
 export const HEADS_FILE = 'audit-heads.sqlite'
@@ -169,6 +170,21 @@ export class HeadStore {
       }
       return { heads, keys }
     }).immediate()
+  }
+
+  /** Records a seal of the log (docs/audit.md#sealing): the heads kept so far set aside with their proofs, the new tree's head kept. */
+  recordSeal(seal: NewSeal): SealRecord {
+    return recordSeal(this.db, seal, (head) => this.add(head))
+  }
+
+  /** Every seal of the log, oldest first. */
+  seals(): SealRecord[] {
+    return sealsOf(this.db)
+  }
+
+  /** Marks a seal finished. */
+  finishSeal(sealId: number, at: Date = new Date()): void {
+    finishSeal(this.db, sealId, at)
   }
 
   /** A consistent copy of the file at `path`, taken with SQLite's online backup API while others write. */

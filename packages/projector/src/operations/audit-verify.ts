@@ -6,6 +6,8 @@ import { checkHeadKey, checkKeySet, subtleSha256, type AuditKey } from '@waybill
 import { imagesNamedBy } from '../audit/images.js'
 import { eventLeafHash } from '../audit/leaf.js'
 import type { TreeLeaf } from '../audit/merkle-tables.js'
+import type { SealRecord } from '../audit/seal-records.js'
+import { checkSeals } from './seal/seal-check.js'
 
 /** Where a leaf stands in the log, by order: what an auditor looks up. */
 export interface LeafName {
@@ -20,9 +22,11 @@ export interface AuditFinding {
   /**
    * `key`: the key set does not hold together; `signature`: a head does not verify with the key
    * it names (or that key is not believed, or the head lies outside its validity); `root`: the
-   * log's tree disagrees with a head; `cut`: the log is shorter than a head; `chain`, `image`.
+   * log's tree disagrees with a head; `cut`: the log is shorter than a head; `chain`, `image`;
+   * `seal`: a seal of the log (its statement, its heads, the heads it set aside and their proofs)
+   * does not hold (docs/audit.md#sealing).
    */
-  readonly kind: 'key' | 'signature' | 'root' | 'cut' | 'chain' | 'image'
+  readonly kind: 'key' | 'signature' | 'root' | 'cut' | 'chain' | 'image' | 'seal'
   readonly message: string
   /** The first leaf known to differ (or, for `cut`, the first missing one), when it can be named. */
   readonly leaf?: LeafName
@@ -53,8 +57,13 @@ export interface AuditVerifyOptions {
   readonly anchors: readonly string[] | null
   /** The heads this data directory kept. */
   readonly heads: Iterable<SignedTreeHead>
-  /** A head the auditor kept elsewhere: what catches a rewritten history and a cut-off tail. */
+  /**
+   * A head the auditor kept elsewhere: what catches a rewritten history and a cut-off tail. One
+   * signed before a seal of the log is checked through the seal (docs/audit.md#sealing).
+   */
   readonly keptHead?: SignedTreeHead
+  /** The seals of the log (`HeadStore.seals`): each is checked, and its new root against the log. */
+  readonly seals?: readonly SealRecord[]
   /**
    * The audit log (`AuditLog`), used only to name the first leaf that differs (its leaf hashes
    * were made when the events were first projected); the verdict itself rests on the log and
@@ -75,11 +84,14 @@ const BATCH = 10_000
  */
 export async function verifyAuditLog(options: AuditVerifyOptions): Promise<AuditVerifyReport> {
   const findings: AuditFinding[] = []
-  const targets: Array<{ head: SignedTreeHead; label: string }> = []
-  for (const head of options.heads) targets.push({ head, label: `head ${head.tree_size} (${head.timestamp})` })
-  if (options.keptHead !== undefined) targets.push({ head: options.keptHead, label: `your kept head ${options.keptHead.tree_size} (${options.keptHead.timestamp})` })
   const keys = await checkKeySet(options.keys, options.anchors, subtleSha256)
   for (const problem of keys.problems) findings.push({ kind: 'key', message: problem })
+  const seals = await checkSeals(options.seals ?? [], keys, options.keptHead)
+  for (const problem of seals.problems) findings.push({ kind: 'seal', message: problem })
+  const targets: Array<{ head: SignedTreeHead; label: string }> = []
+  for (const head of options.heads) targets.push({ head, label: `head ${head.tree_size} (${head.timestamp})` })
+  for (const seal of options.seals ?? []) targets.push({ head: seal.new_head, label: `the new head of the seal of ${seal.statement.timestamp}` })
+  if (options.keptHead !== undefined && !seals.keptHeadSealed) targets.push({ head: options.keptHead, label: `your kept head ${options.keptHead.tree_size} (${options.keptHead.timestamp})` })
   const checkable: typeof targets = []
   for (const target of targets) {
     const check = await checkHeadKey(target.head, keys, subtleSha256)

@@ -59,7 +59,8 @@ export class UnknownSubjectError extends Error {
 export class PlainOrderError extends Error {
   constructor(account: string, orderId: string) {
     super(`order ${orderId} of account ${account} was stored before personal data was sealed: its events hold it in plain form, ` +
-      'which destroying a key cannot reach (docs/personal-data.md#data-written-before-sealing); nothing was changed')
+      'which destroying a key cannot reach: seal the data dir first, with the service stopped (`waybill seal --reason …`, ' +
+      'docs/personal-data.md#data-written-before-sealing); nothing was changed')
     this.name = 'PlainOrderError'
   }
 }

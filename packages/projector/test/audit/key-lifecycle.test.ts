@@ -44,7 +44,7 @@ t.test('a first-release heads file is moved to the new schema with its heads, on
   const newer = new Sqlite(path)
   newer.pragma('user_version = 9')
   newer.close()
-  t.throws(() => new HeadStore(path), /heads schema version 9, newer than this Waybill's 1/)
+  t.throws(() => new HeadStore(path), /heads schema version 9, newer than this Waybill's 2/)
 })
 
 t.test('the first start makes the key and records it; later starts read it; heads of another key refuse', async (t) => {

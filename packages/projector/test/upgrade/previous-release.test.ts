@@ -6,23 +6,19 @@ import t, { type Test } from 'tap'
 import { toHex, verifyTreeHead } from '@waybill/merkle'
 import { AuditLog, HeadStore, ReadModel, startProjector, verifyOrders } from '../../src/index.js'
 import { READ_MODEL_SCHEMA_VERSION } from '../../src/orders/sql-schema.js'
+import { PREVIOUS_RELEASE, writePreviousRelease } from '../fixtures/previous-release.js'
 import { openStore, tempDir } from '../helpers.js'
 
 // A data directory written by the previous release (commit 27cb1ae: the audit tree inside the
 // orders read model, schema version 3), made by its own code (fixtures/previous-release/make-fixture.mjs)
 // and kept as SQL dumps: 60 order events and a key event, of which the release's projector had
 // projected the first 50, with five signed heads (batches of 7, a head every 10 leaves), the last over those 50.
-const FIXTURE = new URL('../fixtures/previous-release/', import.meta.url).pathname
-const OLD_PUBLIC_KEY = createPublicKey(readFileSync(join(FIXTURE, 'audit-public-key.pem')))
+const OLD_PUBLIC_KEY = createPublicKey(readFileSync(join(PREVIOUS_RELEASE, 'audit-public-key.pem')))
 
 async function previousRelease(t: Test) {
   const dir = await tempDir()
   t.teardown(() => dir.remove())
-  for (const name of ['events', 'read-model', 'audit-heads']) {
-    const db = new Sqlite(join(dir.path, `${name}.sqlite`))
-    db.exec(readFileSync(join(FIXTURE, `${name}.sql`), 'utf8'))
-    db.close()
-  }
+  await writePreviousRelease(dir.path)
   const old = new Sqlite(join(dir.path, 'read-model.sqlite'), { readonly: true })
   const oldLeaves = (old.prepare('SELECT hash FROM merkle_leaves ORDER BY leaf_index').all() as Array<{ hash: Buffer }>).map((row) => row.hash)
   old.close()

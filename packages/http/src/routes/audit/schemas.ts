@@ -76,3 +76,28 @@ export const ProofSchema = Type.Object({
       description: 'RFC 9162 inclusion proof against head; null when the event is past head.tree_size (not yet covered)' }),
   })),
 }, { description: 'The latest signed head and, for each event of the order, its leaf and its inclusion proof against that head' })
+
+const SealStatementSchema = Type.Object({
+  old_tree_size: Type.Integer({ minimum: 0, description: 'Leaves of the tree the seal replaced' }),
+  old_root_hash: Hex('Its root'),
+  new_tree_size: Type.Integer({ minimum: 0, description: 'Leaves of the sealed tree that replaced it (the same events, sealed)' }),
+  new_root_hash: Hex('Its root'),
+  timestamp: Type.String({ description: 'When the log was sealed' }),
+  reason: Type.String({ description: 'Why, as the operator said it' }),
+  requested_by: Type.String({ description: 'Who asked' }),
+  key_id: Type.String({ description: 'The key that signed it' }),
+  signature: Type.String({ description: 'Base64 of the Ed25519 signature over "waybill-seal-statement/v1\\n<old_tree_size>\\n<old_root_hash>\\n<new_tree_size>\\n<new_root_hash>\\n<timestamp>\\n<key_id>\\n<reason as JSON>\\n<requested_by as JSON>\\n"' }),
+}, { description: 'The signed record that the log was sealed (docs/audit.md#sealing)' })
+
+export const SealListSchema = Type.Object({
+  seals: Type.Array(Type.Object({
+    statement: SealStatementSchema,
+    closing_head: TreeHeadSchema,
+    new_head: TreeHeadSchema,
+    sealed_heads: Type.Array(Type.Object({
+      head: TreeHeadSchema,
+      proof: Type.Array(Hex('A node of the RFC 9162 consistency proof from this head to the closing head')),
+    }), { description: 'The heads signed before the seal, ascending, each with its proof to the closing head' }),
+    finished_at: Type.Union([Type.String(), Type.Null()], { description: 'When the sealed log was in place and the projections rebuilt over it; null until then' }),
+  }), { description: 'Oldest first; empty for a log never sealed' }),
+}, { description: 'Every seal of the log: the statement, the closing head over the old tree, the new tree\'s head, and the heads set aside with their proofs' })

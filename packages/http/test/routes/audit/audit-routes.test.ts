@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { canonicalJson } from '@waybill/domain'
-import { keyIdOf, leafHash, signKeyStatement, signTreeHead, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
+import { keyIdOf, leafHash, signKeyStatement, signSealStatement, signTreeHead, toHex, verifyConsistency, verifyInclusion } from '@waybill/merkle'
 import { testApp } from '../../helpers/app.js'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
@@ -175,4 +175,25 @@ t.test('the audit routes, the extended history and the image check, on a real st
     t.same(page.heads.map((h) => [h.tree_size, h.key_id]), [[before.tree_size, before.key_id], [before.tree_size, keyIdOf(next)]], 'a page holds both heads of the rotation\'s size')
     t.equal((await get('/v1/audit/heads/latest')).json<{ key_id: string }>().key_id, keyIdOf(next))
   })
+})
+
+t.test('seals: none for a log never sealed; once sealed, its statement, closing and new heads, and the heads set aside with their proofs', async (t) => {
+  const app = await testApp(t)
+  const { heads } = app.readSide.audit
+  const key = app.readSide.signingKey
+  const get = (url: string, principal: string | null = 'acme|orders:read') => app.get(url, principal)
+  t.same((await get('/v1/audit/seals')).json(), { seals: [] })
+  t.equal((await get('/v1/audit/seals', null)).statusCode, 401)
+  t.equal((await get('/v1/audit/seals', 'acme|orders:add')).statusCode, 403)
+  const old = signTreeHead(key, 1, 'aa'.repeat(32), new Date('2026-11-27T13:00:00.000Z'))
+  heads.add(old)
+  const at = new Date('2026-11-27T14:00:00.000Z')
+  const statement = signSealStatement(key, { old_tree_size: 2, old_root_hash: 'bb'.repeat(32), new_tree_size: 2, new_root_hash: 'cc'.repeat(32), at, reason: 'ticket 9', requested_by: 'dpo' })
+  const closing = signTreeHead(key, 2, 'bb'.repeat(32), at)
+  const opened = signTreeHead(key, 2, 'cc'.repeat(32), at)
+  heads.recordSeal({ statement, closing_head: closing, new_head: opened, proofs: new Map([[1, ['dd'.repeat(32)]]]) })
+  t.same((await get('/v1/audit/seals', '*|orders:audit')).json(), {
+    seals: [{ statement, closing_head: closing, new_head: opened, sealed_heads: [{ head: old, proof: ['dd'.repeat(32)] }], finished_at: null }],
+  })
+  t.same((await get('/v1/audit/heads')).json<{ heads: unknown[] }>().heads, [opened], 'the heads route serves the live tree\'s heads only')
 })
