@@ -58,6 +58,7 @@ t.test('a data dir of the previous release sealed: nothing plain left, the same 
   // as it arrives, kept as it is by the seal) and signs heads up to 61.
   let served = await startServe(env)
   let client = await clientFor(served.httpsUrl, dataDir)
+  t.match(served.output(), /holds orders stored before personal data was sealed .*until `waybill seal` has run/, 'the start says the log holds orders stored before sealing')
   // Stopped in the test, twice; here only when it ended before.
   let running = true
   t.teardown(async () => {
@@ -142,6 +143,7 @@ t.test('a data dir of the previous release sealed: nothing plain left, the same 
   t.match(tampered.stdout, /NOT the old root/)
 
   served = await startServe(env)
+  t.notMatch(served.output(), /stored before personal data was sealed/, 'once sealed, the start says nothing of it')
   running = true
   client = await clientFor(served.httpsUrl, dataDir)
   t.same(await readOrders(client), before, 'the read API answers the same values and images after the seal')

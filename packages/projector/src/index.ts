@@ -40,7 +40,7 @@ export { dropEarlierReadModels, erasePersonalData, reapplyErasures, PlainOrderEr
 export { exportSubject, type ExportOptions, type ExportReport, type ExportedFile } from './operations/export-subject.js'
 export { eraseExpired, startRetention, type RetentionLoop, type RetentionOptions, type RetentionRun } from './operations/retention.js'
 export type { NewSeal, SealedHead, SealRecord } from './audit/seal-records.js'
-export { countVersion1, writeSealedLog, type SealOptions, type SealPlan } from './operations/seal/seal-log.js'
+export { countVersion1, holdsUnsealed, writeSealedLog, type SealOptions, type SealPlan } from './operations/seal/seal-log.js'
 export { finishSeal, type FinishSealOptions, type FinishedSeal } from './operations/seal/finish-seal.js'
 export { rehashSealedLog, type RehashReport } from './operations/seal/rehash.js'
 export { LogInUseError, refuseLogInUse, replaceLog } from './operations/seal/log-file.js'

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startServer } from '@waybill/http'
 import { KeyRing, type SandboxKey } from '@waybill/keys'
-import { AuditLog, HeadStore, ReadModel } from '@waybill/projector'
+import { AuditLog, HeadStore, holdsUnsealed, ReadModel } from '@waybill/projector'
 import { aborted, defineCommand } from '../command.js'
 import { loadConfig } from '../config.js'
 import { tightenDataDir } from '../data-dir-modes.js'
@@ -107,6 +107,9 @@ export const command = defineCommand({
       say.info(`waybill: tree heads signed by key ${signing.key?.keyId ?? ''} (${signing.key?.path ?? ''}); GET /v1/audit/public-keys`)
     }
     for (const line of await waitingReplacements(new KeyRing(opened.store), config.dataDir)) say.warn(line)
+    if (await holdsUnsealed(opened.store)) {
+      say.warn('waybill: this log holds orders stored before personal data was sealed (schema version 1): they take no new delivery and cannot be erased until `waybill seal` has run (docs/personal-data.md#data-written-before-sealing)')
+    }
     say.info(`waybill: API docs at ${server.httpsUrl}/docs`)
     say.info(`waybill: auditors' console at ${server.httpsUrl}/console/`)
     // Last: `startServe` (testing.ts) waits for it.

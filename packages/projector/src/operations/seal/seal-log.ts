@@ -52,6 +52,17 @@ export async function countVersion1(store: Pick<EventStore, 'readAll'>): Promise
 }
 
 /**
+ * Whether the log still holds events stored before sealing, read from its first order event
+ * alone: every version-1 event was written before the first sealed one (the release that seals
+ * wrote none), and `waybill seal` rewrites them all, so the first tells. Cheap enough for every
+ * start of `waybill serve`, which says so (such orders take no delivery until the seal).
+ */
+export async function holdsUnsealed(store: Pick<EventStore, 'readAll'>): Promise<boolean> {
+  const [first] = await store.readAll({ maxCount: 1, categories: [ORDER_CATEGORY] })
+  return first !== undefined && isVersion1(first)
+}
+
+/**
  * The first half of `waybill seal` (docs/personal-data.md#data-written-before-sealing): the
  * sealed log written to `sealedLogPath` and checked, then the seal recorded in the heads file.
  * Each order with version-1 events gets its key (with its customer); every event keeps its
