@@ -90,7 +90,8 @@ export function openBytes(key: OrderKey, context: string, iv: Uint8Array, box: U
 /** Seals a JSON value (its canonical JSON) as an event's personal part. */
 export function sealJson(key: OrderKey, context: string, value: object): SealedPersonal {
   const { iv, box } = sealBytes(key, context, Buffer.from(canonicalJson(value)))
-  return { key: key.id, iv: iv.toString('base64url'), box: box.toString('base64url') }
+  // Keys in canonical order, as toCommand writes the event's data (canonicalJson's fast path).
+  return { box: box.toString('base64url'), iv: iv.toString('base64url'), key: key.id }
 }
 
 /** The JSON value of a sealed personal part. */
