@@ -38,7 +38,7 @@ export function boundedAppends(inner: StreamStore, bounds: AppendBounds = {}): S
         }, (error: unknown) => {
           pending -= 1
           clearTimeout(timer)
-          reject(error as Error)
+          reject(error instanceof Error ? error : new Error(String(error)))
         })
       })
     },
