@@ -23,35 +23,40 @@ type EventData<Type extends Exclude<OrderEvent['type'], 'PersonalDataErased'>> =
  * sealed by `sealer`, and that event's deterministic id.
  */
 export function toCommand(account: string, valid: ValidDelivery, sealer: DeliverySealer): OrderCommand {
+  // Every object below is written with its keys in canonical (sorted) order: canonicalJson then
+  // hands it straight to JSON.stringify (the event id here, the hash and the stored text in the
+  // writer) instead of sorting it again each time.
   const { event_date } = valid
   switch (valid.event) {
     case 'ORDER_ADD': {
-      const { customer, location, address, ...open } = valid.payload
-      const data: EventData<'OrderAdded'> = { ...open, event_date, personal: sealer.personal('OrderAdded', { customer, location, address }) }
+      const { order_id, customer, location, status, address, delivery_date } = valid.payload
+      const personal = sealer.personal('OrderAdded', { address, customer, location })
+      const data: EventData<'OrderAdded'> = { delivery_date, event_date, order_id, personal, status }
       return { type: valid.event, data, eventId: eventIdFor(account, valid.event, data) }
     }
     case 'ORDER_UPDATE': {
-      const { address, ...open } = valid.payload
-      const data: EventData<'OrderUpdated'> = { ...open, event_date, personal: sealer.personal('OrderUpdated', { address }) }
+      const { order_id, status, address, delivery_date } = valid.payload
+      const data: EventData<'OrderUpdated'> = { delivery_date, event_date, order_id, personal: sealer.personal('OrderUpdated', { address }), status }
       return { type: valid.event, data, eventId: eventIdFor(account, valid.event, data) }
     }
     case 'ORDER_COMPLETE': {
-      const { address, recipient, pod, signature, ...open } = valid.payload
+      const { order_id, address, delivery_date, recipient, pod, signature } = valid.payload
       const personal = sealer.personal('OrderCompleted', {
-        address, recipient, pod: pod.sha256, ...(signature === undefined ? {} : { signature: signature.sha256 }),
+        address, pod: pod.sha256, recipient, ...(signature === undefined ? {} : { signature: signature.sha256 }),
       })
       const data: EventData<'OrderCompleted'> = {
-        ...open,
+        delivery_date,
+        event_date,
+        order_id,
+        personal,
         pod: sealer.image(pod),
         ...(signature === undefined ? {} : { signature: sealer.image(signature) }),
-        event_date,
-        personal,
       }
       return { type: valid.event, data, eventId: eventIdFor(account, valid.event, data) }
     }
     case 'ORDER_CANCELED': {
-      const { reason, ...open } = valid.payload
-      const data: EventData<'OrderCanceled'> = { ...open, event_date, personal: sealer.personal('OrderCanceled', { reason }) }
+      const { order_id, reason } = valid.payload
+      const data: EventData<'OrderCanceled'> = { event_date, order_id, personal: sealer.personal('OrderCanceled', { reason }) }
       return { type: valid.event, data, eventId: eventIdFor(account, valid.event, data) }
     }
   }

@@ -28,6 +28,26 @@ export function hashEvent(event: HashedEventFields): string {
   return hash('sha256', canonical, 'hex')
 }
 
+/**
+ * The metadata an event is stored with: the appended metadata and `prev_hash`, the hash of the
+ * stream's event before it (null for the first). As `{ ...metadata, prev_hash }`, but with
+ * `prev_hash` put in its sorted place, so that metadata written with its keys in order stays in
+ * order and canonicalJson takes its JSON.stringify path for it and for the hash around it.
+ */
+export function chainedMetadata(metadata: Readonly<Record<string, unknown>> | undefined, previousHash: string | null): Record<string, unknown> {
+  const chained: Record<string, unknown> = {}
+  let placed = false
+  for (const key of metadata === undefined ? [] : Object.keys(metadata)) {
+    if (!placed && key > 'prev_hash') {
+      chained.prev_hash = previousHash
+      placed = true
+    }
+    if (key !== 'prev_hash') chained[key] = metadata?.[key]
+  }
+  if (!placed) chained.prev_hash = previousHash
+  return chained
+}
+
 export type ChainVerdict = { readonly ok: true } | { readonly ok: false; readonly revision: number; readonly reason: string }
 
 /**

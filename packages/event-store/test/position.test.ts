@@ -31,3 +31,17 @@ t.test('the hash covers stream, revision, id, type, data and metadata, in any ke
     t.not(hashEvent({ ...base, ...change }), hashEvent(base), JSON.stringify(change))
   }
 })
+
+t.test('the stored metadata is the appended metadata with prev_hash, in sorted place when the rest is in order', async (t) => {
+  const { chainedMetadata } = await import('../src/hash-chain.js')
+  const inOrder = { key_id: 'k', received_at: 'r', request_id: 'q', schema_version: 2 }
+  const chained = chainedMetadata(inOrder, 'h')
+  t.same(Object.keys(chained), ['key_id', 'prev_hash', 'received_at', 'request_id', 'schema_version'])
+  t.same(chained, { ...inOrder, prev_hash: 'h' })
+  t.same(Object.keys(chainedMetadata({ a: 1 }, null)), ['a', 'prev_hash'], 'last when every key sorts before it')
+  t.same(Object.keys(chainedMetadata({ z: 1 }, null)), ['prev_hash', 'z'], 'first when every key sorts after it')
+  t.same(chainedMetadata({ prev_hash: 'old', a: 1 }, 'new'), { a: 1, prev_hash: 'new' }, 'a prev_hash in the metadata is replaced, as a spread would')
+  t.same(Object.keys(chainedMetadata({ prev_hash: 'old', a: 1 }, 'new')), ['a', 'prev_hash'])
+  t.same(chainedMetadata({}, null), { prev_hash: null })
+  t.same(chainedMetadata(undefined, null), { prev_hash: null }, 'an event appended without metadata')
+})

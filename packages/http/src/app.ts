@@ -96,7 +96,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** The Waybill HTTP app. It never listens; `startServer` (or a test's `inject`) drives it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const isSecure = options.isSecure ?? transportCheck(options.trustProxy ?? [])
-  const logger: FastifyBaseLogger = createLogger({ level: options.logLevel ?? 'info', ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}) })
+  const pinoLogger = createLogger({ level: options.logLevel ?? 'info', ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}) })
+  const logger: FastifyBaseLogger = pinoLogger
   const space = spaceWatch(options.dataDir, options.readiness ?? {})
   const ready = readiness({
     space, store: options.store, readModel: options.readModel, auditLog: options.audit.log, log: logger,
@@ -112,7 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     // One line per request, when it is answered (logging/request-log.ts), with the key cut from its path.
-    logController: new RequestLogController(),
+    logController: new RequestLogController((level) => pinoLogger.isLevelEnabled(level)),
     bodyLimit: LIMITS.bodyMaxBytes,
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
     // order_id may be 128 characters of up to four UTF-8 bytes, each byte percent-encoded as three

@@ -31,7 +31,8 @@ export function orderSealer(key: OrderKey, stream: string): DeliverySealer & { b
   }
   return {
     personal: (type, fields) => sealJson(key, personalContext(stream, type), fields),
-    image: (image): StoredImageRef => ({ blob: blobOf(image).sha256, media_type: image.media_type, bytes: image.bytes.length }),
+    // Keys in canonical order, as toCommand writes the event's data (canonicalJson's fast path).
+    image: (image): StoredImageRef => ({ blob: blobOf(image).sha256, bytes: image.bytes.length, media_type: image.media_type }),
     blobs: (images) => images.map(blobOf),
   }
 }

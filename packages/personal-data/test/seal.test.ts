@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
+import { hkdfSync, randomBytes } from 'node:crypto'
 import t from 'tap'
-import { openBytes, openImage, openImagePieces, openJson, SealBrokenError, sealBytes, sealImage, sealJson, type OrderKey } from '../src/seal.js'
+import { derivedBytes, openBytes, openImage, openImagePieces, openJson, SealBrokenError, sealBytes, sealImage, sealJson, type OrderKey } from '../src/seal.js'
 
 const key = (): OrderKey => ({ id: `k-${randomBytes(4).toString('hex')}`, secret: randomBytes(32) })
 
@@ -47,4 +47,21 @@ t.test('images: sealed whole, opened whole', async (t) => {
   t.same(Buffer.concat(await openImagePieces(one, 'order-acme-A-1\nimage', [blob])), image, 'from one piece')
   await t.rejects(openImagePieces(one, 'order-acme-A-2\nimage', pieces), SealBrokenError)
   await t.rejects(openImagePieces(one, 'x', [Buffer.alloc(20)]), { message: /wrong length/ })
+})
+
+t.test('the keys are derived by HKDF-SHA256 as stored events were sealed: what hkdfSync gives, and pinned bytes', async (t) => {
+  for (let i = 0; i < 20; i += 1) {
+    const secret = randomBytes(32)
+    const hkdf = (label: string): Buffer => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `waybill personal data ${label}`, 32))
+    t.same(derivedBytes(secret), { encryption: hkdf('encryption'), nonce: hkdf('nonce') })
+  }
+  // Sealed by the release that derived with hkdfSync: a change of derivation would leave every stored event unopenable.
+  const pinned = { id: 'k-pinned', secret: Buffer.from('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex') }
+  const sealed = sealJson(pinned, 'order-acme-A-1\nOrderAdded', { customer: 'Ada Lovelace', address: '12 Analytical Row' })
+  t.same(sealed, {
+    key: 'k-pinned', iv: 'bjC1r43T9xtR5hiN',
+    box: 'o2LIH2WdVAjHjM5RXiHRRA-PTFsQLOaWMb3gaBv8Jsg89ELAv2Ay6Dd-1cTyaF_ExAS8W0Z0yd_EYPa9-exGPB2oeFzNlpA80w',
+  })
+  t.same(sealImage(pinned, 'order-acme-A-1\nimage', Buffer.from('png bytes')).toString('base64url'), 'UuCJup08Ookusb2Ib_j3l3EK3Qqs1SuEuYD25Fqs4zxl6y9LnQ')
+  t.same(openImage(pinned, 'order-acme-A-1\nimage', Buffer.from('UuCJup08Ookusb2Ib_j3l3EK3Qqs1SuEuYD25Fqs4zxl6y9LnQ', 'base64url')).toString(), 'png bytes')
 })

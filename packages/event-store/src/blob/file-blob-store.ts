@@ -107,6 +107,11 @@ export async function openFileBlobStore(dir: string, options: FileBlobStoreOptio
       throw error
     }
   }
+  // Folders whose entry in `dir` this process has fsynced: a put into one that already exists
+  // skips fsyncing `dir` again (one open, fsync and close of three per put, once the 256
+  // folders are made). A folder is added only once its fsync is done, so a put that finds it
+  // made by a concurrent put still in that fsync makes it durable itself.
+  const durableFolders = new Set<string>()
   const verified = new Map<string, string>()
   const counter = usageCounter(dir)
   const held = new HeldBlobs(options.heldBytes ?? HELD_BYTES)
@@ -243,8 +248,11 @@ export async function openFileBlobStore(dir: string, options: FileBlobStoreOptio
       const actual = hash('sha256', bytes, 'hex')
       if (actual !== sha256) throw new RangeError(`bytes hash to ${actual}, not ${sha256}`)
       if (await has(sha256)) return
-      await mkdir(folder, { recursive: true, mode: 0o700 })
-      await fsyncDirectory(dir)
+      const made = await mkdir(folder, { recursive: true, mode: 0o700 })
+      if (made !== undefined || !durableFolders.has(folder)) {
+        await fsyncDirectory(dir)
+        durableFolders.add(folder)
+      }
       const temporary = join(folder, `.tmp-${randomUUID()}`)
       let left = true
       try {

@@ -2,7 +2,7 @@ import { canonicalJson } from '@waybill/domain'
 import { categoryOf } from '../category.js'
 import { StoreUnavailableError, WrongExpectedVersionError } from '../errors.js'
 import { expectedRevisionHolds, reappendRevision, validateAppend } from '../append-rules.js'
-import { hashEvent } from '../hash-chain.js'
+import { chainedMetadata, hashEvent } from '../hash-chain.js'
 import type {
   AppendOptions, AppendResult, CountOptions, EventData, EventStore, LogGaps, Position, ProjectionEvent, ProjectionReadOptions,
   ReadAllOptions, ReadStreamOptions, RecordedEvent, StoreInfo,
@@ -86,7 +86,7 @@ class MemoryStore implements MemoryEventStore {
     let previousHash = stream.at(-1)?.hash ?? null
     for (const event of events) {
       const revision = stream.length
-      const metadata = { ...event.metadata, prev_hash: previousHash }
+      const metadata = chainedMetadata(event.metadata, previousHash)
       const hash = hashEvent({ streamName, revision, id: event.id, type: event.type, data: event.data, metadata })
       const stored: StoredEvent = {
         streamName, category: categoryOf(streamName), id: event.id, type: event.type,

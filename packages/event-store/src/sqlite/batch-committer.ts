@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { canonicalJson } from '@waybill/domain'
 import { categoryOf } from '../category.js'
-import { hashEvent } from '../hash-chain.js'
+import { chainedMetadata, hashEvent } from '../hash-chain.js'
 import { expectedRevisionHolds, reappendRevision } from '../append-rules.js'
 import type { ExpectedRevision } from '../port.js'
 import type { AppendFailure, AppendOutcome, AppendRequest } from './append-request.js'
@@ -91,7 +91,7 @@ export class BatchCommitter {
     let position = 0n
     for (const event of events) {
       revision += 1
-      const metadata = { ...event.metadata, prev_hash: previousHash }
+      const metadata = chainedMetadata(event.metadata, previousHash)
       const hash = hashEvent({ streamName, revision, id: event.id, type: event.type, data: event.data, metadata })
       const info = this.#insert.run(streamName, categoryOf(streamName), revision, event.id, event.type,
         canonicalJson(event.data), canonicalJson(metadata), hash, now)

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Level } from 'pino'
 import { LogController } from 'fastify'
 import { loggableUrl } from '../redact-url.js'
 
@@ -29,11 +30,24 @@ const PROBES = new Set(['/healthz', '/readyz'])
  * error for another 5xx (with the error and its stack); the probes at debug.
  */
 export class RequestLogController extends LogController {
+  /**
+   * `enabled` tells whether the logger writes lines of a level: a line it would drop is not
+   * built (its URL scanned for keys, its object made), which at `warn` is every 2xx.
+   */
+  constructor(private readonly enabled: (level: Level) => boolean) {
+    super()
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode
     const route = request.routeOptions.url ?? null
+    const level: Level = route !== null && PROBES.has(route) ? 'debug'
+      : status >= 500 && status !== 503 ? 'error'
+        : status === 503 || error != null ? 'warn'
+          : 'info'
+    if (!this.enabled(level)) return
     const problem = problems.get(request)
     const line = {
       method: request.method,
@@ -45,9 +59,6 @@ export class RequestLogController extends LogController {
       ...(problem === undefined ? {} : problem),
       ...(error == null ? {} : { err: error }),
     }
-    if (route !== null && PROBES.has(route)) request.log.debug(line, 'request')
-    else if (status >= 500 && status !== 503) request.log.error(line, 'request')
-    else if (status === 503 || error != null) request.log.warn(line, 'request')
-    else request.log.info(line, 'request')
+    request.log[level](line, 'request')
   }
 }

@@ -28,13 +28,19 @@ export function boundedAppends(inner: StreamStore, bounds: AppendBounds = {}): S
         return Promise.reject(new StoreUnavailableError(`${pending} appends already wait for the event store`))
       }
       pending += 1
-      const append = inner.appendToStream(streamName, events, options)
-      void append.then(() => { pending -= 1 }, () => { pending -= 1 })
-      let timer: NodeJS.Timeout | undefined
-      const timeout = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new StoreUnavailableError(`the event store did not answer within ${timeoutMs} ms`)), timeoutMs)
+      // One promise and one timer per append (a race of two promises and a finally made four).
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new StoreUnavailableError(`the event store did not answer within ${timeoutMs} ms`)), timeoutMs)
+        inner.appendToStream(streamName, events, options).then((result) => {
+          pending -= 1
+          clearTimeout(timer)
+          resolve(result)
+        }, (error: unknown) => {
+          pending -= 1
+          clearTimeout(timer)
+          reject(error instanceof Error ? error : new Error(String(error)))
+        })
       })
-      return Promise.race([append, timeout]).finally(() => clearTimeout(timer))
     },
   }
 }

@@ -39,17 +39,19 @@ function drain(): void {
   const batch: Array<{ id: number; requests: readonly KeyRequest[] }> = []
   let closing = false
   for (const message of inbox.splice(0)) {
-    if (message.type === 'create') batch.push(message)
+    if (message.type === 'create') batch.push(...message.items)
     else closing = true
   }
   if (batch.length > 0) {
     try {
       const keys = writes.create(batch.flatMap((item) => item.requests), new Date().toISOString())
+      const answers: Array<typeof keys> = []
       let at = 0
       for (const item of batch) {
-        send({ type: 'created', id: item.id, keys: keys.slice(at, at + item.requests.length) })
+        answers.push(keys.slice(at, at + item.requests.length))
         at += item.requests.length
       }
+      send({ type: 'created', ids: batch.map((item) => item.id), keys: answers })
     } catch (error) {
       send({ type: 'failed', ids: batch.map((item) => item.id), message: (error as Error).message, code: (error as { code?: string }).code })
     }

@@ -15,6 +15,7 @@ export class WorkerKeyWriter implements KeyWriter {
   readonly #worker: Worker
   readonly #port: MessagePort
   readonly #pending = new Map<number, { resolve: (keys: Array<OrderKey | 'erased'>) => void; reject: (error: Error) => void }>()
+  readonly #queued: Array<{ id: number; requests: readonly KeyRequest[] }> = []
   #nextId = 1
   #closed: Promise<void> | null = null
   #broken: Error | null = null
@@ -49,7 +50,11 @@ export class WorkerKeyWriter implements KeyWriter {
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject })
-      this.#post({ type: 'create', id, requests })
+      this.#queued.push({ id, requests })
+      // Sent at the end of this turn, with every key asked meanwhile: one message (and one wake
+      // of the thread) for the new orders of a turn instead of one each; the thread commits
+      // everything waiting in one transaction anyway.
+      if (this.#queued.length === 1) setImmediate(this.#flushQueued)
     })
   }
 
@@ -61,14 +66,22 @@ export class WorkerKeyWriter implements KeyWriter {
     return this.#closed
   }
 
+  readonly #flushQueued = (): void => {
+    if (this.#queued.length > 0) this.#port.postMessage({ type: 'create', items: this.#queued.splice(0) } satisfies ToKeyWorker)
+  }
+
   #post(message: ToKeyWorker): void {
+    // Whatever else is sent goes after the creates asked before it.
+    this.#flushQueued()
     this.#port.postMessage(message)
   }
 
   #receive(message: FromKeyWorker): void {
     if (message.type === 'created') {
-      this.#pending.get(message.id)?.resolve(message.keys.map(keyOf))
-      this.#pending.delete(message.id)
+      message.ids.forEach((id, i) => {
+        this.#pending.get(id)?.resolve((message.keys[i] ?? []).map(keyOf))
+        this.#pending.delete(id)
+      })
     } else if (message.type === 'failed') {
       for (const id of message.ids) {
         this.#pending.get(id)?.reject(Object.assign(new Error(`could not make a subject key: ${message.message}`), { code: message.code }))

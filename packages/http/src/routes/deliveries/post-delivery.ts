@@ -126,9 +126,10 @@ export default async function deliveries(app: FastifyInstance, options: Deliveri
     for (const blob of sealed.blobs) await options.blobs.put(blob.bytes, blob.sha256)
 
     const result = await handleCommand(options.store, stream, orderDecider, command, {
+      // Keys in canonical order: the writer hashes and stores it through canonicalJson.
       metadata: {
-        received_at: new Date().toISOString(),
         key_id: principal.keyId,
+        received_at: new Date().toISOString(),
         request_id: request.id,
         schema_version: SCHEMA_VERSION,
       },
