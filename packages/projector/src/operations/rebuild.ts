@@ -2,7 +2,7 @@ import type { EventStore } from '@waybill/event-store'
 import type { SubjectKeyStore } from '@waybill/personal-data'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
 import { createIndexes } from '../orders/sql-schema.js'
-import { keyStoreOpener } from '../orders/opener.js'
+import { rebuildOpener } from '../orders/opener.js'
 import { ReadModelWriter } from '../orders/writer.js'
 import { storeEventSource, type EventSource } from '../runner/event-source.js'
 import { buildBeside, type BuildResult, type RebuildProgress } from './build-beside.js'
@@ -37,7 +37,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       source,
       dataDir: options.dataDir,
       files: READ_MODEL_FILES,
-      open: (path) => new ReadModelWriter(path, { bulk: true, open: keyStoreOpener(options.keys) }),
+      open: (path) => new ReadModelWriter(path, { bulk: true, open: rebuildOpener(options.keys) }),
       batchSize: options.batchSize ?? 20_000,
       onProgress: options.onProgress,
       complete: (writer) => writer.flush(),
