@@ -2,6 +2,7 @@ import type { EventStore } from '@waybill/event-store'
 import { toHex } from '@waybill/merkle'
 import { createAuditLogIndexes } from '../audit/audit-log-schema.js'
 import { AuditLogWriter } from '../audit/audit-log-writer.js'
+import { LEAF_READ } from '../audit/leaf.js'
 import type { HeadStore } from '../audit/head-store.js'
 import { AUDIT_LOG_FILES } from '../generation/pointer.js'
 import { storeEventSource, type EventSource } from '../runner/event-source.js'
@@ -36,7 +37,7 @@ export interface AuditRebuildResult extends BuildResult {
  * only when the log holds fewer order events than a head covers, or a root disagrees.
  */
 export async function rebuildAuditLog(options: AuditRebuildOptions): Promise<AuditRebuildResult> {
-  const source = options.source ?? (options.store !== undefined ? storeEventSource(options.store) : undefined)
+  const source = options.source ?? (options.store !== undefined ? storeEventSource(options.store, LEAF_READ) : undefined)
   if (source === undefined) throw new TypeError('rebuildAuditLog needs a store or a source')
   let checked = { leaves: 0, heads: 0 }
   try {
