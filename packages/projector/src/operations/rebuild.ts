@@ -13,7 +13,11 @@ export interface RebuildOptions {
   readonly dataDir: string
   /** The subject keys, to open each event's personal part. */
   readonly keys: Pick<SubjectKeyStore, 'get'>
-  /** Events per transaction. Default 20,000: big transactions are what makes a rebuild fast. */
+  /**
+   * Events per read and transaction. Default 1,000: in bulk mode a transaction costs little, and
+   * a batch of parsed events this small dies young in the garbage collector's nursery (against
+   * 20,000, measured about 10% less CPU).
+   */
   readonly batchSize?: number
   /** Called after every batch. */
   readonly onProgress?: (progress: RebuildProgress) => void
@@ -38,7 +42,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       dataDir: options.dataDir,
       files: READ_MODEL_FILES,
       open: (path) => new ReadModelWriter(path, { bulk: true, open: rebuildOpener(options.keys) }),
-      batchSize: options.batchSize ?? 20_000,
+      batchSize: options.batchSize ?? 1000,
       onProgress: options.onProgress,
       complete: (writer) => writer.flush(),
       indexes: createIndexes,
