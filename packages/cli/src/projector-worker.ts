@@ -36,7 +36,7 @@ const onAppended = (listener: () => void): () => void => {
   return () => { notices.delete(listener) }
 }
 const projector = startProjector({
-  source: () => storeEventSource(opened.store, { coalesceMs: 0, onAppended }),
+  source: (read) => storeEventSource(opened.store, { ...read, coalesceMs: 0, onAppended }),
   dataDir: config.dataDir, keys: opened.keys, logger, audit: audit.options,
 })
 // The webhooks are delivered where the projector runs, so that exactly one process delivers.

@@ -100,13 +100,26 @@ export interface ProjectionEvent {
   /** The event's id (the audit log's leaves commit to it). */
   readonly id: string
   readonly type: string
+  /** The event's data; only the members asked for when the read named `dataKeys`. */
   readonly data: Readonly<Record<string, unknown>>
+  /** The event's data as the store keeps it, its canonical JSON, when the read asked for it (`dataText`). */
+  readonly dataText?: string
   readonly metadata: Readonly<Record<string, unknown>>
   readonly revision: number
   readonly position: Position
 }
 
 export interface ProjectionReadOptions extends ReadAllOptions {
+  /**
+   * Data members the projection reads: the events' `data` holds these (when present) and nothing
+   * else; all of it when absent. Names are letters, digits and `_`.
+   */
+  readonly dataKeys?: readonly string[]
+  /**
+   * Also hand each event's data as its canonical JSON text (`dataText`), which the store keeps:
+   * for a projection that needs those bytes (the audit log's leaves) and not the parsed value.
+   */
+  readonly dataText?: boolean
   /**
    * Metadata keys the projection reads. The events' `metadata` holds these (when present) and
    * nothing else; all of it when absent. Keys are letters, digits and `_`.

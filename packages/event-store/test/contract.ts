@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
+import { canonicalJson } from '@waybill/domain'
 import {
   comparePositions, type EventData, type EventStore, PREFLIGHT_CHECKS, preflightContext, type RecordedEvent,
   verifyStreamChain,
@@ -108,6 +109,9 @@ export function eventStoreContract(t: Test, subject: ContractSubject): Promise<u
           streamName: e.streamName, id: e.id, type: e.type, data: e.data, metadata: { request_id: e.metadata.request_id },
           revision: e.revision, position: e.position,
         })), 'readAllForProjection: the events readAll reads, with only the metadata asked for')
+        const text = await store.readAllForProjection({ after: before, categories: [category], dataKeys: [], dataText: true, metadataKeys: [] })
+        t.same(text.map((e) => [e.data, e.dataText]), full.map((e) => [{}, canonicalJson(e.data)]),
+          'readAllForProjection: the data\'s canonical text, and only the data members asked for')
       }
       if (store.categoryHead !== undefined) {
         const last = (await store.readAll({ after: before, categories: [category] })).at(-1)!

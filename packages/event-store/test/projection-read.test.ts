@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { canonicalJson } from '@waybill/domain'
 import { type EventData, type RecordedEvent } from '../src/index.js'
 import { freshStore } from './store-fixture.js'
 
@@ -41,6 +42,15 @@ t.test('readAllForProjection reads what readAll reads, with only the metadata ke
     (await store.readAll({ after, maxCount: 5, categories: ['order'] })).map((e) => e.position), 'after and maxCount')
   t.equal((await store.readAllForProjection()).length, 7, 'the store\'s default batch size, as readAll')
 
+  const pickData = (e: RecordedEvent) => Object.fromEntries(['n', 'missing'].filter((k) => k in e.data).map((k) => [k, e.data[k]]))
+  t.same(await store.readAllForProjection({ maxCount: 100, dataKeys: ['n', 'missing'], metadataKeys: ['count'] }),
+    all.map((e) => ({ ...projected(e, { count: e.metadata['count'] }), data: pickData(e) })), 'only the data members asked for')
+  const withText = await store.readAllForProjection({ maxCount: 100, dataKeys: ['n'], dataText: true, metadataKeys: [] })
+  t.same(withText.map((e) => e.dataText), all.map((e) => canonicalJson(e.data)), 'the data\'s text: its canonical JSON')
+  t.same(withText.map((e) => e.data), all.map((e) => ({ n: e.data['n'] })))
+  t.same((await store.readAllForProjection({ maxCount: 100, dataText: true })).map((e) => [e.data, e.dataText]),
+    all.map((e) => [e.data, canonicalJson(e.data)]), 'the text beside the whole data')
+  await t.rejects(store.readAllForProjection({ dataKeys: ["x') OR 1=1 --"] }), RangeError)
   await t.rejects(store.readAllForProjection({ metadataKeys: ["x') OR 1=1 --"] }), RangeError,
     'a metadata key is part of the SQL text, so only plain names are taken')
 })

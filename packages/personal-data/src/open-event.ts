@@ -1,6 +1,7 @@
-import { isSealed, openedEvent, type OpenedOrderEvent, type OrderEvent } from '@waybill/domain'
+import { isSealed, openedEvent, type OpenedOrderEvent, type OrderEvent, type SealedPersonal } from '@waybill/domain'
 import { personalContext } from './order-sealer.js'
-import { openJson, type OrderKey } from './seal.js'
+import type { KeyLookup } from './key-store.js'
+import { jsonOpener, openJson, type OrderKey } from './seal.js'
 
 /**
  * An order event of `stream` as a reader sees it: its personal part opened with the order's key,
@@ -11,12 +12,28 @@ import { openJson, type OrderKey } from './seal.js'
  * (a wrong WAYBILL_SUBJECT_KEY_DIR) must not make every order read as erased.
  */
 export function openOrderEvent(stream: string, event: OrderEvent, key: OrderKey | 'erased' | null): OpenedOrderEvent {
+  return openWith(stream, event, key, openJson)
+}
+
+/**
+ * `openOrderEvent` for many events of one order (a rebuild reads every event of every order): the
+ * key looked up once by the caller, and its encryption key derived on the first sealed part and
+ * held by the function returned only, not by the cache of the orders being written.
+ */
+export function orderEventOpener(stream: string, key: KeyLookup): (event: OrderEvent) => OpenedOrderEvent {
+  let open: ((context: string, sealed: SealedPersonal) => Record<string, unknown>) | null = null
+  const openSealed = (found: OrderKey, context: string, sealed: SealedPersonal): Record<string, unknown> => (open ??= jsonOpener(found))(context, sealed)
+  return (event) => openWith(stream, event, key, openSealed)
+}
+
+function openWith(stream: string, event: OrderEvent, key: KeyLookup,
+  open: (key: OrderKey, context: string, sealed: SealedPersonal) => Record<string, unknown>): OpenedOrderEvent {
   if (event.type === 'PersonalDataErased') return openedEvent(event, null)
   const { personal } = event.data
   if (!isSealed(personal)) return openedEvent(event, personal.plain)
   if (key === null) throw new MissingKeyError(stream, personal.key)
   if (key === 'erased') return openedEvent(event, null)
-  return openedEvent(event, openJson(key, personalContext(stream, event.type), personal))
+  return openedEvent(event, open(key, personalContext(stream, event.type), personal))
 }
 
 /** A sealed event whose order the key store does not know. */

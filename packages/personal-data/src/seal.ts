@@ -10,46 +10,63 @@ export interface OrderKey {
 
 interface DerivedKeys {
   readonly secret: Buffer
-  /** AES-256-GCM. */
+  /** AES-256-GCM, as a key object: a cipher or decipher made from one skips importing the raw bytes again. */
   readonly encryption: KeyObject
-  /** HMAC-SHA256 that picks each nonce from what it seals (below). */
-  readonly nonce: KeyObject
+  /** HMAC-SHA256 that picks each nonce from what it seals (below); derived when first sealing. */
+  nonce: KeyObject | null
+  /** HKDF's pseudorandom key, which the nonce key is expanded from when first sealing. */
+  readonly extracted: Buffer
 }
 
 const IV_BYTES = 12
 const TAG_BYTES = 16
+/** An empty salt is HashLen zero bytes (RFC 5869 §2.2). */
+const NO_SALT = Buffer.alloc(32)
+const FIRST_BLOCK = Buffer.of(1)
 
 // The two keys of an order's secret, by HKDF-SHA256 (RFC 5869) with distinct labels; bounded
-// (a few hundred bytes each), as only the orders being written or read at once are held. Kept
-// as KeyObjects: a Buffer key is imported again by every createHmac and createCipheriv.
+// (a few hundred bytes each), as only the orders being written or read at once are held.
 const derived = new Map<string, DerivedKeys>()
 const DERIVED_MAX = 4096
+
+/**
+ * HKDF-SHA256 (RFC 5869) of an order's secret, no salt, 32 bytes a label: one HMAC to extract
+ * (shared by both labels) and one to expand (32 bytes are a single block: T(1) = HMAC(PRK, info
+ * || 0x01)), which is what `hkdfSync('sha256', secret, '', 'waybill personal data <label>', 32)`
+ * computes (a test holds the two equal) at a third of its cost: the ingress derives both keys
+ * for every new order, a rebuild the encryption key for every order it reads.
+ */
+function extract(secret: Uint8Array): Buffer {
+  return createHmac('sha256', NO_SALT).update(secret).digest()
+}
+
+function expand(extracted: Buffer, label: 'encryption' | 'nonce'): Buffer {
+  return createHmac('sha256', extracted).update(`waybill personal data ${label}`).update(FIRST_BLOCK).digest()
+}
+
+/** Both keys' bytes, as `keysOf` derives them (for the test that holds them equal to hkdfSync's). */
+export function derivedBytes(secret: Uint8Array): { readonly encryption: Buffer; readonly nonce: Buffer } {
+  const extracted = extract(secret)
+  return { encryption: expand(extracted, 'encryption'), nonce: expand(extracted, 'nonce') }
+}
+
+function encryptionKey(secret: Uint8Array): KeyObject {
+  return createSecretKey(expand(extract(secret), 'encryption'))
+}
 
 function keysOf(key: OrderKey): DerivedKeys {
   const cached = derived.get(key.id)
   if (cached?.secret.equals(key.secret) === true) return cached
-  const { encryption, nonce } = derivedBytes(key.secret)
-  const keys = { secret: Buffer.from(key.secret), encryption: createSecretKey(encryption), nonce: createSecretKey(nonce) }
+  const extracted = extract(key.secret)
+  const keys: DerivedKeys = { secret: Buffer.from(key.secret), encryption: createSecretKey(expand(extracted, 'encryption')), nonce: null, extracted }
   if (derived.size >= DERIVED_MAX) derived.clear()
   derived.set(key.id, keys)
   return keys
 }
 
-/** An empty salt is HashLen zero bytes (RFC 5869 §2.2). */
-const EMPTY_SALT = Buffer.alloc(32)
-const FIRST_BLOCK = Buffer.from([1])
-
-/**
- * The two keys of an order's secret: HKDF-SHA256 (RFC 5869), empty salt, 32 bytes for each
- * label, as `hkdfSync('sha256', secret, '', 'waybill personal data <label>', 32)` gives them,
- * from one extract shared by both and one HMAC each (32 bytes are a single expand block:
- * T(1) = HMAC(PRK, info || 0x01)). A third of two hkdfSync calls' cost, paid by each thread once
- * for every new order.
- */
-export function derivedBytes(secret: Uint8Array): { readonly encryption: Buffer; readonly nonce: Buffer } {
-  const prk = createHmac('sha256', EMPTY_SALT).update(secret).digest()
-  const expand = (label: string): Buffer => createHmac('sha256', prk).update(`waybill personal data ${label}`).update(FIRST_BLOCK).digest()
-  return { encryption: expand('encryption'), nonce: expand('nonce') }
+function nonceKey(keys: DerivedKeys): KeyObject {
+  keys.nonce ??= createSecretKey(expand(keys.extracted, 'nonce'))
+  return keys.nonce
 }
 
 /** Forgets the derived keys of a destroyed key, so that no copy outlives it in this process. */
@@ -67,7 +84,7 @@ export function forgetKey(keyId: string): void {
  */
 export function sealBytes(key: OrderKey, context: string, plain: Uint8Array): { readonly iv: Buffer; readonly box: Buffer } {
   const keys = keysOf(key)
-  const iv = createHmac('sha256', keys.nonce).update(context).update('\0').update(plain).digest().subarray(0, IV_BYTES)
+  const iv = createHmac('sha256', nonceKey(keys)).update(context).update('\0').update(plain).digest().subarray(0, IV_BYTES)
   const cipher = createCipheriv('aes-256-gcm', keys.encryption, iv)
   cipher.setAAD(Buffer.from(context))
   const box = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
@@ -76,8 +93,12 @@ export function sealBytes(key: OrderKey, context: string, plain: Uint8Array): { 
 
 /** The bytes `sealBytes` sealed; throws when they, their nonce or their context were changed. */
 export function openBytes(key: OrderKey, context: string, iv: Uint8Array, box: Uint8Array): Buffer {
+  return openWith(keysOf(key).encryption, context, iv, box)
+}
+
+function openWith(encryption: KeyObject, context: string, iv: Uint8Array, box: Uint8Array): Buffer {
   if (iv.length !== IV_BYTES || box.length < TAG_BYTES) throw new SealBrokenError('a sealed value of the wrong length')
-  const decipher = createDecipheriv('aes-256-gcm', keysOf(key).encryption, iv)
+  const decipher = createDecipheriv('aes-256-gcm', encryption, iv)
   decipher.setAAD(Buffer.from(context))
   decipher.setAuthTag(box.subarray(box.length - TAG_BYTES))
   try {
@@ -90,15 +111,28 @@ export function openBytes(key: OrderKey, context: string, iv: Uint8Array, box: U
 /** Seals a JSON value (its canonical JSON) as an event's personal part. */
 export function sealJson(key: OrderKey, context: string, value: object): SealedPersonal {
   const { iv, box } = sealBytes(key, context, Buffer.from(canonicalJson(value)))
-  // Keys in canonical order, as toCommand writes the event's data (canonicalJson's fast path).
-  return { box: box.toString('base64url'), iv: iv.toString('base64url'), key: key.id }
+  return { key: key.id, iv: iv.toString('base64url'), box: box.toString('base64url') }
 }
 
 /** The JSON value of a sealed personal part. */
 export function openJson(key: OrderKey, context: string, sealed: SealedPersonal): Record<string, unknown> {
-  if (sealed.key !== key.id) throw new SealBrokenError(`sealed with key ${sealed.key}, not with the order's key ${key.id}`)
-  const plain = openBytes(key, context, Buffer.from(sealed.iv, 'base64url'), Buffer.from(sealed.box, 'base64url'))
+  return openJsonWith(key.id, keysOf(key).encryption, context, sealed)
+}
+
+function openJsonWith(keyId: string, encryption: KeyObject, context: string, sealed: SealedPersonal): Record<string, unknown> {
+  if (sealed.key !== keyId) throw new SealBrokenError(`sealed with key ${sealed.key}, not with the order's key ${keyId}`)
+  const plain = openWith(encryption, context, Buffer.from(sealed.iv, 'base64url'), Buffer.from(sealed.box, 'base64url'))
   return JSON.parse(plain.toString('utf8')) as Record<string, unknown>
+}
+
+/**
+ * `openJson` for the sealed parts of one order read many at a time (a rebuild): its encryption
+ * key derived once, held by the function returned and by nothing else, so that it is gone with
+ * the reader rather than kept in this module's shared cache of the orders being written.
+ */
+export function jsonOpener(key: OrderKey): (context: string, sealed: SealedPersonal) => Record<string, unknown> {
+  const encryption = encryptionKey(key.secret)
+  return (context, sealed) => openJsonWith(key.id, encryption, context, sealed)
 }
 
 /** An image as its blob keeps it: the nonce, then the sealed bytes and their tag. */

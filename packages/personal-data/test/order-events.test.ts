@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import t from 'tap'
 import { toCommand, upcastOrderEvent, type DecodedImage, type OrderEvent } from '@waybill/domain'
-import { imageContext, MissingKeyError, openImage, openOrderEvent, orderSealer, SealBrokenError, type OrderKey } from '../src/index.js'
+import { imageContext, MissingKeyError, openImage, openOrderEvent, orderEventOpener, orderSealer, SealBrokenError, type OrderKey } from '../src/index.js'
 
 const STREAM = 'order-acme-A-1'
 const key: OrderKey = { id: 'key-1', secret: randomBytes(32) }
@@ -53,4 +53,16 @@ t.test('opening: erased keys give nulls, a missing key is an error, plain parts 
   t.same(openOrderEvent(STREAM, v1 as OrderEvent, null), { type: 'OrderCanceled', erased: false, data: { order_id: 'A-1', event_date: '2025-03-01T07:00:00Z', reason: 'moved away' } })
   const erasure: OrderEvent = { type: 'PersonalDataErased', data: { order_id: 'A-1', erased_at: '2026-01-01T00:00:00Z', scope: 'order', requested_by: 'dpo', reason: 'request' } }
   t.same(openOrderEvent(STREAM, erasure, null), { ...erasure, erased: false })
+})
+
+t.test('an opener of one order\'s events opens each as openOrderEvent does, its key looked up once', async (t) => {
+  const command = completion()
+  const open = orderEventOpener(STREAM, key)
+  t.same(open(asEvent(command)), openOrderEvent(STREAM, asEvent(command), key))
+  t.same(open(asEvent(command)), openOrderEvent(STREAM, asEvent(command), key), 'again, with the key already derived')
+  t.throws(() => orderEventOpener('order-acme-A-2', key)(asEvent(command)), SealBrokenError, 'bound to its stream')
+  t.match(orderEventOpener(STREAM, 'erased')(asEvent(command)), { erased: true, data: { address: null, recipient: null } })
+  t.throws(() => orderEventOpener(STREAM, null)(asEvent(command)), MissingKeyError)
+  const erasure: OrderEvent = { type: 'PersonalDataErased', data: { order_id: 'A-1', erased_at: '2026-01-01T00:00:00Z', scope: 'order', requested_by: 'dpo', reason: 'request' } }
+  t.same(orderEventOpener(STREAM, null)(erasure), { ...erasure, erased: false })
 })

@@ -1,6 +1,6 @@
-import { hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import t from 'tap'
-import { derivedBytes, openBytes, openImage, openImagePieces, openJson, SealBrokenError, sealBytes, sealImage, sealJson, type OrderKey } from '../src/seal.js'
+import { derivedBytes, jsonOpener, openBytes, openImage, openImagePieces, openJson, SealBrokenError, sealBytes, sealImage, sealJson, type OrderKey } from '../src/seal.js'
 
 const key = (): OrderKey => ({ id: `k-${randomBytes(4).toString('hex')}`, secret: randomBytes(32) })
 
@@ -64,4 +64,27 @@ t.test('the keys are derived by HKDF-SHA256 as stored events were sealed: what h
   })
   t.same(sealImage(pinned, 'order-acme-A-1\nimage', Buffer.from('png bytes')).toString('base64url'), 'UuCJup08Ookusb2Ib_j3l3EK3Qqs1SuEuYD25Fqs4zxl6y9LnQ')
   t.same(openImage(pinned, 'order-acme-A-1\nimage', Buffer.from('UuCJup08Ookusb2Ib_j3l3EK3Qqs1SuEuYD25Fqs4zxl6y9LnQ', 'base64url')).toString(), 'png bytes')
+})
+
+t.test('the keys are HKDF-SHA256 of the order\'s secret, as hkdfSync derives them', async (t) => {
+  const one = key()
+  const hkdf = (label: string): Buffer => Buffer.from(hkdfSync('sha256', one.secret, Buffer.alloc(0), `waybill personal data ${label}`, 32))
+  const context = 'order-acme-A-1\nOrderAdded'
+  const plain = Buffer.from('{"customer":"Ada"}')
+  const iv = createHmac('sha256', hkdf('nonce')).update(context).update('\0').update(plain).digest().subarray(0, 12)
+  const cipher = createCipheriv('aes-256-gcm', hkdf('encryption'), iv)
+  cipher.setAAD(Buffer.from(context))
+  const box = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
+  t.same(sealBytes(one, context, plain), { iv, box }, 'sealed with the HKDF keys')
+  t.same(jsonOpener(one)(context, { key: one.id, iv: iv.toString('base64url'), box: box.toString('base64url') }), { customer: 'Ada' }, 'opened with them')
+})
+
+t.test('an opener of one order opens as openJson does, and refuses as it does', async (t) => {
+  const one = key()
+  const open = jsonOpener(one)
+  const sealed = sealJson(one, 'ctx', { address: '1 Main St' })
+  t.same(open('ctx', sealed), openJson(one, 'ctx', sealed))
+  t.same(open('ctx', sealed), { address: '1 Main St' }, 'twice, with the key derived once')
+  t.throws(() => open('other', sealed), SealBrokenError)
+  t.throws(() => open('ctx', { ...sealed, key: 'k-other' }), { message: /sealed with key k-other/ })
 })

@@ -14,7 +14,7 @@ export { currentGeneration, DEFAULT_READ_MODEL_FILE, POINTER_FILE, READ_MODEL_FI
 export { startProjector, type Projector, type ProjectorOptions, type ProjectorStatus, type AuditLogStatus } from './runner/start-projector.js'
 export { isUp, type ProjectionStatus, type ProjectionState } from './runner/status.js'
 export { startProjectionLoop, type ProjectionLoop, type ProjectionLoopOptions } from './runner/projection-loop.js'
-export type { AppliedCount, Projection, ProjectionWriter } from './runner/projection.js'
+export type { AppliedCount, Projection, ProjectionRead, ProjectionWriter } from './runner/projection.js'
 export { stallWatch, STALL_AFTER_MS, type Stall } from './runner/stall-watch.js'
 export { LAG_COUNT_LIMIT } from './runner/lag.js'
 export type { ProjectorLogger } from './runner/logger.js'

@@ -124,15 +124,15 @@ class MemoryStore implements MemoryEventStore {
   }
 
   async readAllForProjection(options: ProjectionReadOptions = {}): Promise<ProjectionEvent[]> {
-    const keys = options.metadataKeys
     return this.#select(options).map((event) => {
-      const metadata = JSON.parse(event.metadata) as Record<string, unknown>
+      const data = picked(JSON.parse(event.data) as Record<string, unknown>, options.dataKeys)
       return {
         streamName: event.streamName,
         id: event.id,
         type: event.type,
-        data: JSON.parse(event.data) as Record<string, unknown>,
-        metadata: keys === undefined ? metadata : Object.fromEntries(keys.filter((key) => Object.hasOwn(metadata, key)).map((key) => [key, metadata[key]])),
+        data,
+        ...(options.dataText === true ? { dataText: event.data } : {}),
+        metadata: picked(JSON.parse(event.metadata) as Record<string, unknown>, options.metadataKeys),
         revision: event.revision,
         position: positionOf(event.position),
       }
@@ -210,4 +210,9 @@ function recorded(event: StoredEvent): RecordedEvent {
     hash: event.hash,
     createdAt: new Date(event.createdAt),
   }
+}
+
+/** The members of `value` named by `keys` that it has; all of it when `keys` is undefined. */
+function picked(value: Record<string, unknown>, keys: readonly string[] | undefined): Record<string, unknown> {
+  return keys === undefined ? value : Object.fromEntries(keys.filter((key) => Object.hasOwn(value, key)).map((key) => [key, value[key]]))
 }

@@ -3,13 +3,32 @@ import type { LogGaps, Position, ProjectionEvent, RecordedEvent } from '../port.
 
 /** `[position, stream, revision, type, data, metadata, event_id, hash, created_at]`, raw mode. */
 type EventRow = [number, string, number, string, string, string, string, string, number]
-/** `[position, stream, revision, type, data, event_id, ...metadata values as JSON]`, raw mode. */
-type ProjectionRow = [number, string, number, string, string, string, ...(string | null)[]]
+/** `[position, stream, revision, type, event_id, data text?, ...data values, ...metadata values]`, raw mode. */
+type ProjectionRow = [number, string, number, string, string, ...(string | null)[]]
+
+/** What a projection read selects of each event's data and metadata (`ProjectionReadOptions`). */
+export interface ProjectionShape {
+  readonly metadataKeys?: readonly string[] | undefined
+  readonly dataKeys?: readonly string[] | undefined
+  readonly dataText?: boolean | undefined
+}
+
+/** A projection read's statements, and where its row holds what. */
+interface ProjectionStatements {
+  readonly any: Database.Statement
+  readonly one: Database.Statement
+  readonly some: Database.Statement
+  /** The column of the data's text; -1 when not selected. */
+  readonly textColumn: number
+  /** The columns of the picked data values; -1 when the whole data is parsed from `textColumn`. */
+  readonly dataColumn: number
+  readonly metadataColumn: number
+}
 
 const HEAD = 'position, stream, revision, type, data'
 const COLUMNS = `${HEAD}, metadata, event_id, hash, created_at`
 /** A projection's head columns: the event id too, which the audit log's leaves commit to. */
-const PROJECTION_HEAD = `${HEAD}, event_id`
+const PROJECTION_HEAD = 'position, stream, revision, type, event_id'
 // A single category walks the (category, position) index in order; several use json_each,
 // which SQLite answers with a sort, so callers that read a lot ask for one category.
 const ONE_CATEGORY = 'WHERE category = ? AND position > ? ORDER BY position LIMIT ?'
@@ -32,8 +51,8 @@ export class ReadStatements {
   readonly #allInCategories: Database.Statement<[number, string, number], EventRow>
   readonly #head: Database.Statement<[], { position: number | null }>
   readonly #categoryHead: Database.Statement<[string], [number | null]>
-  /** Projection reads by metadata keys (`\u0000`-joined, or `*` for all of it). */
-  readonly #projection = new Map<string, { any: Database.Statement; one: Database.Statement; some: Database.Statement }>()
+  /** Projection reads by what they select of data and metadata. */
+  readonly #projection = new Map<string, ProjectionStatements>()
 
   constructor(db: Database.Database) {
     this.#db = db
@@ -76,13 +95,13 @@ export class ReadStatements {
   }
 
   /**
-   * The same rows as `all`, without hash and created_at, and with only the metadata
-   * keys asked for, which SQLite extracts (`->` gives each value as JSON, so types survive).
-   * Skipping those columns and the metadata parse roughly halves the cost of a row.
+   * The same rows as `all`, without hash and created_at, and with only the data and metadata
+   * keys asked for, which SQLite extracts (`->` gives each value as JSON, so types survive), and
+   * the data's text when asked for. Skipping those columns and the parses roughly halves the
+   * cost of a row.
    */
-  projection(after: bigint, maxCount: number, categories: readonly string[] | undefined,
-    metadataKeys: readonly string[] | undefined): ProjectionEvent[] {
-    const statements = this.#projectionStatements(metadataKeys)
+  projection(after: bigint, maxCount: number, categories: readonly string[] | undefined, shape: ProjectionShape): ProjectionEvent[] {
+    const statements = this.#projectionStatements(shape)
     const from = Number(after)
     const category = categories?.[0]
     let rows: ProjectionRow[]
@@ -90,19 +109,19 @@ export class ReadStatements {
     else if (category === undefined) return []
     else if (categories.length === 1) rows = statements.one.all(category, from, maxCount) as ProjectionRow[]
     else rows = statements.some.all(from, JSON.stringify(categories), maxCount) as ProjectionRow[]
+    const { textColumn, dataColumn, metadataColumn } = statements
+    const { dataKeys, metadataKeys } = shape
+    const withText = shape.dataText === true
     const events = new Array<ProjectionEvent>(rows.length)
     let i = 0
     for (const row of rows) {
       const position = BigInt(row[0])
-      events[i] = {
-        streamName: row[1],
-        id: row[5],
-        revision: row[2],
-        type: row[3],
-        data: JSON.parse(row[4]) as Record<string, unknown>,
-        metadata: metadataKeys === undefined ? wholeMetadata(row) : pickedMetadata(row, metadataKeys),
-        position: { commit: position, prepare: position },
-      }
+      const text = row[textColumn] as string
+      const data = dataKeys === undefined ? JSON.parse(text) as Record<string, unknown> : pickedValues(row, dataKeys, dataColumn)
+      const metadata = metadataKeys === undefined ? wholeMetadata(row, metadataColumn) : pickedValues(row, metadataKeys, metadataColumn)
+      events[i] = withText
+        ? { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, dataText: text, metadata, position: { commit: position, prepare: position } }
+        : { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, metadata, position: { commit: position, prepare: position } }
       i += 1
     }
     return events
@@ -136,21 +155,32 @@ export class ReadStatements {
     return position === null ? null : { commit: BigInt(position), prepare: BigInt(position) }
   }
 
-  #projectionStatements(metadataKeys: readonly string[] | undefined) {
-    const cacheKey = metadataKeys === undefined ? '*' : metadataKeys.join('\u0000')
+  #projectionStatements(shape: ProjectionShape): ProjectionStatements {
+    const { dataKeys, metadataKeys } = shape
+    const withText = shape.dataText === true || dataKeys === undefined
+    const cacheKey = [withText, dataKeys?.join('\u0000') ?? '*', metadataKeys?.join('\u0000') ?? '*'].join('\u0001')
     let statements = this.#projection.get(cacheKey)
     if (statements === undefined) {
-      const metadata = metadataKeys === undefined
-        ? 'metadata'
-        : metadataKeys.map((key) => {
-          if (!METADATA_KEY.test(key)) throw new RangeError(`metadata key "${key}" must be letters, digits and _`)
-          return `metadata -> '$."${key}"'`
-        }).join(', ')
-      const select = metadataKeys?.length === 0 ? `SELECT ${PROJECTION_HEAD} FROM events` : `SELECT ${PROJECTION_HEAD}, ${metadata} FROM events`
+      const picks = (column: string, keys: readonly string[]): string[] => keys.map((key) => {
+        if (!METADATA_KEY.test(key)) throw new RangeError(`${column} key "${key}" must be letters, digits and _`)
+        return `${column} -> '$."${key}"'`
+      })
+      const columns = [
+        PROJECTION_HEAD,
+        ...(withText ? ['data'] : []),
+        ...(dataKeys === undefined ? [] : picks('data', dataKeys)),
+        ...(metadataKeys === undefined ? ['metadata'] : picks('metadata', metadataKeys)),
+      ]
+      const textColumn = withText ? 5 : -1
+      const dataColumn = 5 + (withText ? 1 : 0)
+      const select = `SELECT ${columns.join(', ')} FROM events`
       statements = {
         any: this.#db.prepare(`${select} ${ANY}`).raw(true),
         one: this.#db.prepare(`${select} ${ONE_CATEGORY}`).raw(true),
         some: this.#db.prepare(`${select} ${CATEGORIES}`).raw(true),
+        textColumn,
+        dataColumn,
+        metadataColumn: dataColumn + (dataKeys?.length ?? 0),
       }
       this.#projection.set(cacheKey, statements)
     }
@@ -159,22 +189,22 @@ export class ReadStatements {
 }
 
 /** The metadata column, selected whole when no keys were asked for (it is never NULL). */
-function wholeMetadata(row: ProjectionRow): Record<string, unknown> {
-  const json = row[6]
+function wholeMetadata(row: ProjectionRow, column: number): Record<string, unknown> {
+  const json = row[column]
   if (typeof json !== 'string') throw new TypeError(`event at position ${row[0]} has no metadata`)
   return JSON.parse(json) as Record<string, unknown>
 }
 
-function pickedMetadata(row: ProjectionRow, keys: readonly string[]): Record<string, unknown> {
-  const metadata: Record<string, unknown> = {}
-  // The picked values follow the six head columns, in the order of `keys`.
-  let column = 6
+/** The values SQLite picked for `keys` (as JSON, from `column` on), an absent one left out. */
+function pickedValues(row: ProjectionRow, keys: readonly string[], column: number): Record<string, unknown> {
+  const picked: Record<string, unknown> = {}
+  let at = column
   for (const key of keys) {
-    const json = row[column] as string | null | undefined
-    column += 1
-    if (json !== null && json !== undefined) metadata[key] = JSON.parse(json)
+    const json = row[at] as string | null | undefined
+    at += 1
+    if (json !== null && json !== undefined) picked[key] = JSON.parse(json)
   }
-  return metadata
+  return picked
 }
 
 function toRecordedEvent(row: EventRow): RecordedEvent {

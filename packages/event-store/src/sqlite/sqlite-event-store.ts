@@ -160,7 +160,7 @@ class SqliteStore implements SqliteEventStore {
   async readAllForProjection(options: ProjectionReadOptions = {}): Promise<ProjectionEvent[]> {
     const after = options.after?.commit ?? 0n
     return this.#read(() =>
-      this.#reads.projection(after, options.maxCount ?? this.#readAllBatch, options.categories, options.metadataKeys))
+      this.#reads.projection(after, options.maxCount ?? this.#readAllBatch, options.categories, options))
   }
 
   async gaps(sample = 10): Promise<LogGaps> {

@@ -73,6 +73,7 @@ export class AuditLogWriter implements ProjectionWriter {
       this.appender.append(eventLeafHash(event), event.streamName, event.revision)
       applied += 1
     }
+    this.appender.finish()
     const target = through !== null && (last === null || comparePositions(through, last) > 0) ? through : last
     if (target !== null && (stored === null || comparePositions(target, stored) > 0)) {
       this.upsertCheckpoint.run(target.commit.toString(), target.prepare.toString(), new Date().toISOString())

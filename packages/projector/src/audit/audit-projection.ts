@@ -5,6 +5,7 @@ import type { Projection } from '../runner/projection.js'
 import { AuditLogWriter } from './audit-log-writer.js'
 import type { AuditOptions } from './head-maker.js'
 import { headSigning, type SigningStatus } from './head-signing.js'
+import { LEAF_READ } from './leaf.js'
 
 const AUDIT_PROJECTION = 'audit'
 
@@ -30,6 +31,7 @@ export function auditProjection(dataDir: string, options: AuditOptions, log: Pro
   let writer: AuditLogWriter | null = null
   return {
     name: AUDIT_PROJECTION,
+    read: LEAF_READ,
     open: () => (writer = file.current()),
     afterBatch(_outcome, caughtUp) {
       if (writer !== null) signing.afterBatch(writer.tree, caughtUp)

@@ -27,6 +27,12 @@ export interface AuditOptions extends HeadPolicy {
 
 /** When caught up, a head is made for a grown tree, but not more often than this. */
 const CAUGHT_UP_MIN_MS = 1000
+/**
+ * Heads signed while the projection is behind are kept this many at a time, in one transaction
+ * of the heads file (each is an fsync, which was half of a catch-up's time), or as soon as it
+ * catches up, stops, or the first of them is `CAUGHT_UP_MIN_MS` old.
+ */
+const HEADS_PER_WRITE = 16
 
 export type HeadVerdict =
   | { readonly kind: 'none' }
@@ -42,14 +48,19 @@ export type HeadVerdict =
  * head: the root at that head's size must be the head's root. A tree smaller than that head (the
  * log lost events, or an audit log started again from nothing that has not reached it) is left
  * unsigned too. `force` (a projection stopping) signs a grown tree whatever the policy says. A
- * head is kept only while its key is the current one (docs/audit.md#key-lifecycle).
+ * head is kept only while its key is the current one (docs/audit.md#key-lifecycle). Heads signed
+ * while behind are kept a few at a time (`HEADS_PER_WRITE`); a crash before they are loses them
+ * as it would have lost heads not yet signed, and the next head covers their leaves.
  */
 export function headMaker(options: AuditOptions, now: () => Date = () => new Date()) {
   const everyEvents = options.everyEvents ?? 1000
   const everyMs = options.everyMs ?? 10_000
   let lastAt = 0
-  return (tree: TreeView, caughtUp: boolean, force = false): HeadVerdict => {
-    const latest = options.heads.latest()
+  // Signed, not yet in the heads file; the latest of them is the latest head.
+  let pending: SignedTreeHead[] = []
+  let pendingSince = 0
+  const decide = (tree: TreeView, caughtUp: boolean, force: boolean): HeadVerdict => {
+    const latest = pending.at(-1) ?? options.heads.latest()
     const size = tree.size()
     const latestSize = latest?.tree_size ?? -1
     if (latest !== null && size < latest.tree_size) {
@@ -67,9 +78,18 @@ export function headMaker(options: AuditOptions, now: () => Date = () => new Dat
     const key = typeof options.signingKey === 'function' ? options.signingKey() : options.signingKey
     if (typeof key === 'string') return { kind: 'no_key', reason: key }
     const head = signTreeHead(key, size, toHex(tree.root(size)), at)
-    // Not kept when the key was retired since it was asked for: the next batch signs with the new one.
-    if (!options.heads.add(head)) return { kind: 'none' }
+    if (pending.length === 0) pendingSince = at.getTime()
+    pending.push(head)
     lastAt = at.getTime()
     return { kind: 'signed', head }
+  }
+  return (tree: TreeView, caughtUp: boolean, force = false): HeadVerdict => {
+    const verdict = decide(tree, caughtUp, force)
+    const due = caughtUp || force || pending.length >= HEADS_PER_WRITE || now().getTime() - pendingSince >= CAUGHT_UP_MIN_MS
+    if (pending.length === 0 || !due) return verdict
+    const kept = options.heads.addAll(pending)
+    pending = []
+    // Not kept when the key was retired since it was asked for: the next batch signs with the new one.
+    return verdict.kind === 'signed' && kept.at(-1) !== true ? { kind: 'none' } : verdict
   }
 }

@@ -77,6 +77,11 @@ export class HeadStore {
       .run(head.tree_size, head.root_hash, head.timestamp, head.signature, head.key_id, head.key_id).changes === 1
   }
 
+  /** `add` for several heads in one transaction, so one fsync: whether each was kept. */
+  addAll(heads: readonly SignedTreeHead[]): boolean[] {
+    return this.db.transaction(() => heads.map((head) => this.add(head))).immediate()
+  }
+
   /** The latest head: of the largest tree size, and at a rotation's size the new key's. */
   latest(): SignedTreeHead | null {
     return this.db.prepare<[], SignedTreeHead>(`SELECT ${HEAD_COLUMNS} FROM heads ORDER BY tree_size DESC, rowid DESC LIMIT 1`).get() ?? null

@@ -1,4 +1,5 @@
 import { leafHash, leafText, type Hash, type LeafFields } from '@waybill/merkle'
+import type { ProjectionRead } from '../runner/projection.js'
 
 /** What a leaf commits to, from a stored order event (a RecordedEvent or a ProjectionEvent with `received_at`). */
 export interface LeafEvent {
@@ -7,8 +8,21 @@ export interface LeafEvent {
   readonly revision: number
   readonly type: string
   readonly data: Readonly<Record<string, unknown>>
+  /** The data's canonical JSON as the store keeps it, when the read handed it (then `data` need hold only `event_date`). */
+  readonly dataText?: string
   readonly metadata: Readonly<Record<string, unknown>>
 }
+
+/**
+ * What the audit projection reads of each event: the leaf's fields and no more. The data's text
+ * comes as the store keeps it, canonical JSON, which is what the leaf holds: not parsed and
+ * written again (a third of a catch-up's CPU).
+ */
+export const LEAF_READ: ProjectionRead = { metadataKeys: ['received_at'], dataKeys: ['event_date'], dataText: true }
+
+/** How the text of a leaf with an empty data begins. */
+const DATA_PLACE = '{"data":{}'
+
 
 /**
  * The leaf's fields (docs/audit.md#leaves) where a stored event keeps them: the event date in its
@@ -31,10 +45,20 @@ function leafFields(event: LeafEvent): LeafFields {
 
 /** The leaf bytes of an order event: the UTF-8 of its leaf text. */
 export function leafBytes(event: LeafEvent): Buffer {
-  return Buffer.from(leafText(leafFields(event)), 'utf8')
+  return Buffer.from(eventLeafText(event), 'utf8')
 }
 
 /** The leaf hash of an order event: SHA-256(0x00 ‖ leaf bytes), hashed from the text without a copy of its bytes. */
 export function eventLeafHash(event: LeafEvent): Hash {
-  return leafHash(leafText(leafFields(event)))
+  return leafHash(eventLeafText(event))
+}
+
+/**
+ * The leaf text: when the read handed the data's text, the text of the leaf with an empty data,
+ * which begins `{"data":{}` (the first member in canonical order), with the data's text in its
+ * place. A test holds the two ways equal.
+ */
+function eventLeafText(event: LeafEvent): string {
+  if (event.dataText === undefined) return leafText(leafFields(event))
+  return `{"data":${event.dataText}${leafText({ ...leafFields(event), data: {} }).slice(DATA_PLACE.length)}`
 }

@@ -2,7 +2,7 @@ import type { EventStore } from '@waybill/event-store'
 import type { SubjectKeyStore } from '@waybill/personal-data'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
 import { createIndexes } from '../orders/sql-schema.js'
-import { keyStoreOpener } from '../orders/opener.js'
+import { rebuildOpener } from '../orders/opener.js'
 import { ReadModelWriter } from '../orders/writer.js'
 import { storeEventSource, type EventSource } from '../runner/event-source.js'
 import { buildBeside, type BuildResult, type RebuildProgress } from './build-beside.js'
@@ -13,7 +13,11 @@ export interface RebuildOptions {
   readonly dataDir: string
   /** The subject keys, to open each event's personal part. */
   readonly keys: Pick<SubjectKeyStore, 'get'>
-  /** Events per transaction. Default 20,000: big transactions are what makes a rebuild fast. */
+  /**
+   * Events per read and transaction. Default 1,000: in bulk mode a transaction costs little, and
+   * a batch of parsed events this small dies young in the garbage collector's nursery (against
+   * 20,000, measured about 10% less CPU).
+   */
   readonly batchSize?: number
   /** Called after every batch. */
   readonly onProgress?: (progress: RebuildProgress) => void
@@ -37,8 +41,8 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       source,
       dataDir: options.dataDir,
       files: READ_MODEL_FILES,
-      open: (path) => new ReadModelWriter(path, { bulk: true, open: keyStoreOpener(options.keys) }),
-      batchSize: options.batchSize ?? 20_000,
+      open: (path) => new ReadModelWriter(path, { bulk: true, open: rebuildOpener(options.keys) }),
+      batchSize: options.batchSize ?? 1000,
       onProgress: options.onProgress,
       complete: (writer) => writer.flush(),
       indexes: createIndexes,

@@ -43,6 +43,10 @@ export interface StoreEventSourceOptions {
   readonly coalesceMs?: number
   /** The metadata keys a projection read keeps. Default the orders projection's. */
   readonly metadataKeys?: readonly string[]
+  /** The data members a projection read keeps. Default all of them. */
+  readonly dataKeys?: readonly string[]
+  /** Whether a projection read hands each event's data as its canonical text too. */
+  readonly dataText?: boolean
   /**
    * Where notices of appends come from. Default the store's own `onAppended` (appends of this
    * process); `waybill serve`'s projector thread passes on the main thread's.
@@ -86,7 +90,8 @@ export function storeEventSource(store: EventStore, options: StoreEventSourceOpt
   // The whole log is read, not only the projection's categories, so that `through` is the last
   // position actually read (other categories are a few key events beside the orders).
   const read = readForProjection !== undefined
-    ? (after: Position | null, maxCount: number) => readForProjection({ after, maxCount, metadataKeys })
+    ? (after: Position | null, maxCount: number) =>
+      readForProjection({ after, maxCount, metadataKeys, dataKeys: options.dataKeys, dataText: options.dataText })
     : (after: Position | null, maxCount: number) => store.readAll({ after, maxCount })
   const countAfter = store.countAfter?.bind(store)
   return {

@@ -1,4 +1,5 @@
 import type { Position, ProjectionEvent } from '@waybill/event-store'
+import type { StoreEventSourceOptions } from './event-source.js'
 
 /** What every batch reports, whatever else a projection's outcome holds. */
 export interface AppliedCount {
@@ -31,6 +32,8 @@ export interface ProjectionWriter<Outcome extends AppliedCount = AppliedCount> {
 export interface Projection<Outcome extends AppliedCount = AppliedCount> {
   /** `orders`, `audit`: names its status and its log lines. */
   readonly name: string
+  /** What a read of the log hands it of each event (`storeEventSource`); the orders projection's when absent. */
+  readonly read?: ProjectionRead
   /**
    * The writer of the live file: the one open, or, after a rebuild swapped the generation
    * pointer, the new file's (the old one closed). Called before every batch.
@@ -43,3 +46,6 @@ export interface Projection<Outcome extends AppliedCount = AppliedCount> {
   /** Closes the writer, if one is open; the next `open()` opens the live file again. */
   close(): void
 }
+
+/** What a projection reads of each event's data and metadata. */
+export type ProjectionRead = Pick<StoreEventSourceOptions, 'metadataKeys' | 'dataKeys' | 'dataText'>

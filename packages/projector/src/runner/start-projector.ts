@@ -7,7 +7,7 @@ import { ordersProjection } from '../orders/orders-projection.js'
 import { storeEventSource, type EventSource } from './event-source.js'
 import { silentLogger, type ProjectorLogger } from './logger.js'
 import { startProjectionLoop, type ProjectionLoop } from './projection-loop.js'
-import type { AppliedCount, Projection } from './projection.js'
+import type { AppliedCount, Projection, ProjectionRead } from './projection.js'
 import type { ProjectionStatus } from './status.js'
 
 export interface ProjectorOptions {
@@ -15,9 +15,9 @@ export interface ProjectorOptions {
   readonly store?: EventStore
   /**
    * Makes the source each projection reads (one each: every loop waits for appends on its
-   * own). Default `storeEventSource(store)`.
+   * own), given what the projection reads of each event. Default `storeEventSource(store, read)`.
    */
-  readonly source?: () => EventSource
+  readonly source?: (read: ProjectionRead) => EventSource
   /** The data directory; each projection's live file is found through its generation pointer. */
   readonly dataDir: string
   /** The subject keys, with which the read model opens each event's personal part (docs/design.md#personal-data). */
@@ -65,7 +65,7 @@ const DEFAULT_RETRY: BackoffPolicy = { initialMs: 100, maxMs: 5_000 }
  */
 export function startProjector(options: ProjectorOptions): Projector {
   const { store } = options
-  const makeSource = options.source ?? (store !== undefined ? () => storeEventSource(store) : undefined)
+  const makeSource = options.source ?? (store !== undefined ? (read: ProjectionRead) => storeEventSource(store, read) : undefined)
   if (makeSource === undefined) throw new TypeError('startProjector needs a store or a source')
   const log = options.logger ?? silentLogger
   const abort = new AbortController()
@@ -73,7 +73,7 @@ export function startProjector(options: ProjectorOptions): Projector {
   const notify = (): void => { for (const waiter of waiters) waiter() }
   const sources: EventSource[] = []
   const run = <Outcome extends AppliedCount>(projection: Projection<Outcome>): ProjectionLoop => {
-    const source = makeSource()
+    const source = makeSource(projection.read ?? {})
     sources.push(source)
     return startProjectionLoop({
       projection, source, log, signal: abort.signal, onChange: notify,

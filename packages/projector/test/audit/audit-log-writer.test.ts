@@ -3,7 +3,8 @@ import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import type { Position, ProjectionEvent } from '@waybill/event-store'
 import { hashesOf, toHex, treeRoot } from '@waybill/merkle'
-import { AuditLog, AuditLogWriter, eventLeafHash } from '../../src/index.js'
+import { canonicalJson } from '@waybill/domain'
+import { AuditLog, AuditLogWriter, eventLeafHash, leafBytes } from '../../src/index.js'
 import { tempDir } from '../helpers.js'
 
 const at = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) })
@@ -33,6 +34,16 @@ t.test('the writer appends a leaf per order event after its checkpoint, moves th
   t.same(log.checkpoint(), at(6), 'a reader sees the checkpoint too')
   t.same(log.leavesOf('order-acme-5'), [{ leafIndex: 2, revision: 0, hash: leaves[2] }])
   t.throws(() => log.leafHash(4), RangeError)
+})
+
+t.test('a leaf from the data\'s stored text is the leaf from its parsed value', async (t) => {
+  const data = { event_date: '2026-01-01T00:00:00.123Z', order_id: 'ü-"1"\\', personal: { box: 'x', iv: 'y', key: 'k' }, pod: { blob: 'b', bytes: 3, media_type: 'image/png' } }
+  const parsed: ProjectionEvent = { ...event(7), data }
+  const read: ProjectionEvent = { ...event(7), data: { event_date: data.event_date }, dataText: canonicalJson(data) }
+  t.equal(toHex(eventLeafHash(read)), toHex(eventLeafHash(parsed)))
+  t.same(leafBytes(read), leafBytes(parsed))
+  t.match(leafBytes(read).toString(), /^\{"data":\{"event_date":"2026-01-01T00:00:00.123Z","order_id":"ü-\\"1\\"\\\\",/)
+  t.not(toHex(eventLeafHash({ ...read, dataText: canonicalJson({ ...data, order_id: '2' }) })), toHex(eventLeafHash(parsed)), 'the text is what the leaf holds')
 })
 
 t.test('an audit log of another schema version is refused, by the writer and by readers', async (t) => {

@@ -170,6 +170,40 @@ t.test('head policy: every N leaves, after T, on catching up at most once a seco
   t.same(make(tree, false), { kind: 'none' })
 })
 
+t.test('heads signed while behind are kept sixteen at a time, on catching up, on stopping, or a second after the first', async (t) => {
+  const { privateKey } = generateKeyPairSync('ed25519')
+  const dir = await tempDir()
+  t.teardown(() => dir.remove())
+  const heads = HeadStore.inDataDir(dir.path)
+  t.teardown(() => heads.close())
+  let now = Date.parse('2026-01-01T00:00:00.000Z')
+  const make = headMaker({ signingKey: privateKey, heads, everyEvents: 1 }, () => new Date(now))
+  let size = 0
+  const tree = { size: () => size, root: (n: number) => Buffer.alloc(32, n) } as unknown as Parameters<typeof make>[0]
+  const kept = (): number[] => heads.list(null, 100).map((head) => head.tree_size)
+  for (size = 1; size <= 15; size += 1) t.equal(make(tree, false).kind, 'signed')
+  t.same(kept(), [], 'fifteen signed, none kept yet')
+  size = 16
+  t.equal(make(tree, false).kind, 'signed')
+  t.same(kept(), Array.from({ length: 16 }, (_, i) => i + 1), 'the sixteenth keeps them all')
+  size = 17
+  t.equal(make(tree, false).kind, 'signed')
+  t.equal(kept().length, 16)
+  now += 1000
+  size = 18
+  t.equal(make(tree, false).kind, 'signed')
+  t.same(kept().slice(16), [17, 18], 'a second after the first of them')
+  size = 19
+  t.equal(make(tree, false).kind, 'signed')
+  t.same(make(tree, true), { kind: 'none' }, 'caught up: nothing more to sign')
+  t.same(kept().slice(18), [19], 'but what was signed is kept')
+  size = 20
+  t.equal(make(tree, false).kind, 'signed')
+  t.equal(make(tree, false, true).kind, 'none')
+  t.same(kept().slice(19), [20], 'and when the projection stops')
+  t.equal(heads.latest()?.root_hash, Buffer.alloc(32, 20).toString('hex'))
+})
+
 t.test('the signing key: made once at 0600 in a 0700 directory, then read back; a readable key is refused', async (t) => {
   const dir = await tempDir()
   t.teardown(() => dir.remove())
