@@ -104,11 +104,11 @@ async function load(dataDir: string, orders: number, threads: number, log: (line
   const keys = await openSqliteKeyStore({ dir: `${dataDir}.subject-keys` })
   const db = new Sqlite(path)
   db.pragma('synchronous = OFF')
-  db.exec('CREATE TABLE IF NOT EXISTS bench_load (orders INTEGER NOT NULL)')
-  const done = (db.prepare('SELECT max(orders) AS n FROM bench_load').get() as { n: number | null }).n ?? 0
+  db.exec('CREATE TABLE IF NOT EXISTS bench_load (orders INTEGER NOT NULL, position INTEGER NOT NULL)')
+  const done = cutBack(db, orders)
   const insert = db.prepare(`INSERT INTO events (stream, category, revision, event_id, type, data, metadata, hash, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  const mark = db.prepare('INSERT INTO bench_load (orders) VALUES (?)')
+  const mark = db.prepare('INSERT INTO bench_load (orders, position) VALUES (?, (SELECT max(position) FROM events))')
   const insertChunk = db.transaction((rows: readonly EventRow[], to: number) => {
     for (const row of rows) insert.run(...row)
     mark.run(to)
@@ -130,12 +130,12 @@ async function load(dataDir: string, orders: number, threads: number, log: (line
     for (let from = done; from < orders; from += CHUNK) {
       const to = Math.min(orders, from + CHUNK)
       const numbers = Array.from({ length: to - from }, (_, i) => from + i)
-      const made = await keys.createMany(numbers.map((n) => ({ account: accountOf(n), orderId: orderIdOf(n), customer: customerOf(n, orders) })))
+      const made = await keys.createMany(numbers.map((n) => ({ account: accountOf(n), orderId: orderIdOf(n), customer: customerOf(n) })))
       const orderKeys = made.map((key, i) => {
         if (key === 'erased') throw new Error(`the key of order ${from + i} is erased`)
         return { id: key.id, secret: key.secret }
       })
-      inFlight.push({ to, rows: pool.make({ from, to, orders, keys: orderKeys, blobDir: join(dataDir, 'blobs') }) })
+      inFlight.push({ to, rows: pool.make({ from, to, keys: orderKeys, blobDir: join(dataDir, 'blobs') }) })
       if (inFlight.length > threads) await insertNext()
     }
     while (inFlight.length > 0) await insertNext()
@@ -146,6 +146,23 @@ async function load(dataDir: string, orders: number, threads: number, log: (line
   db.pragma('wal_checkpoint(TRUNCATE)')
   db.close()
   await keys.close()
+}
+
+/**
+ * The orders already loaded, after cutting a load that went past `orders` back to them (a
+ * smaller store is the beginning of a bigger one: a load that cannot finish in time is cut at
+ * the last chunk boundary it passed). The keys and blobs of the orders cut off stay behind.
+ */
+function cutBack(db: Sqlite.Database, orders: number): number {
+  const done = (db.prepare('SELECT max(orders) AS n FROM bench_load').get() as { n: number | null }).n ?? 0
+  if (done <= orders) return done
+  const at = db.prepare('SELECT position FROM bench_load WHERE orders = ?').get(orders) as { position: number } | undefined
+  if (at === undefined) throw new Error(`cannot cut a load of ${done} orders back to ${orders}: not a multiple of ${CHUNK}`)
+  db.transaction(() => {
+    db.prepare('DELETE FROM events WHERE position > ?').run(at.position)
+    db.prepare('DELETE FROM bench_load WHERE orders > ?').run(orders)
+  })()
+  return orders
 }
 
 /** Worker threads that make chunks' rows (`row-worker.ts`), each answering its requests in order. */

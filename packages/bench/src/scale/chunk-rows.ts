@@ -9,8 +9,6 @@ import { accountOf, addedAt, dateAt, deliveriesOf, orderIdOf, PER_ORDER } from '
 export interface ChunkRequest {
   readonly from: number
   readonly to: number
-  /** Orders in the whole store (the customers are spread over them). */
-  readonly orders: number
   readonly keys: ReadonlyArray<{ readonly id: string; readonly secret: Uint8Array }>
   readonly blobDir: string
 }
@@ -28,6 +26,7 @@ const STORED_TYPE = { ORDER_ADD: 'OrderAdded', ORDER_UPDATE: 'OrderUpdated', ORD
  * fsync a `put` makes: a load that stops is run again, and the build is checked by `verify`.
  */
 export function chunkRows(request: ChunkRequest): EventRow[] {
+  const made = new Set<string>()
   const now = Date.now()
   const byRevision: EventRow[][] = Array.from({ length: PER_ORDER }, () => [])
   for (let n = request.from; n < request.to; n += 1) {
@@ -38,10 +37,13 @@ export function chunkRows(request: ChunkRequest): EventRow[] {
     const stream = streamNameFor(account, orderIdOf(n))
     const sealer = orderSealer(key, stream)
     let previous: string | null = null
-    for (const [revision, valid] of deliveriesOf(n, request.orders).entries()) {
+    for (const [revision, valid] of deliveriesOf(n).entries()) {
       for (const blob of sealer.blobs(deliveryImages(valid))) {
         const folder = join(request.blobDir, blob.sha256.slice(0, 2))
-        mkdirSync(folder, { recursive: true, mode: 0o700 })
+        if (!made.has(folder)) {
+          mkdirSync(folder, { recursive: true, mode: 0o700 })
+          made.add(folder)
+        }
         writeFileSync(join(folder, blob.sha256.slice(2)), blob.bytes)
       }
       const command = toCommand(account, valid, sealer)

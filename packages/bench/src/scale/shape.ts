@@ -3,7 +3,8 @@ import type { DecodedImage, ValidDelivery } from '@waybill/domain'
 
 /**
  * The made-up business the scale bench stores: every figure below is derived from an order's
- * number n, so a store of any size can be rebuilt, resumed and sampled without keeping a list.
+ * number n alone, so a store of any size can be rebuilt, resumed and sampled without keeping a
+ * list, and a smaller store is the beginning of a bigger one.
  *
  * Accounts are uneven (the largest holds 40% of the orders, the smallest 2%); each account's
  * customers grow with its orders (about six orders each), its depots (`location`) do not (40).
@@ -43,8 +44,11 @@ export function accountOf(n: number): string {
 
 /** Order ids in no particular order, unique (the scatter is a bijection), eight hex digits. */
 export const orderIdOf = (n: number): string => `ord-${scatter(n).toString(16).padStart(8, '0')}`
-/** About six orders per customer: the number of customers grows with the log. */
-export const customerOf = (n: number, orders: number): string => `cust-${scatter(n ^ 0x2545f491) % Math.max(1, Math.floor(orders / 6))}`
+/**
+ * Order n's customer, one of the n / 6 customers there are by then: the number of customers
+ * grows with the log (about six orders each), older customers have had longer to order again.
+ */
+export const customerOf = (n: number): string => `cust-${scatter(n ^ 0x2545f491) % (Math.floor(n / 6) + 1)}`
 export const locationOf = (n: number): string => `depot-${scatter(n ^ 0x68e31da4) % LOCATIONS}`
 
 /** Seconds from the start of the history to the arrival of order n, in ISO form. */
@@ -68,7 +72,7 @@ export function photoOf(n: number, kind: 'pod' | 'signature'): DecodedImage {
 }
 
 /** Order n's four deliveries, as the service would have accepted them. */
-export function deliveriesOf(n: number, orders: number): ValidDelivery[] {
+export function deliveriesOf(n: number): ValidDelivery[] {
   const order_id = orderIdOf(n)
   const at = addedAt(n)
   const address = `${scatter(n) % 9000 + 1} Main St`
@@ -89,7 +93,7 @@ export function deliveriesOf(n: number, orders: number): ValidDelivery[] {
   return [
     {
       event: 'ORDER_ADD', event_date: dateAt(at),
-      payload: { order_id, customer: customerOf(n, orders), location: locationOf(n), status: 'pending', address, delivery_date: deliveryDate },
+      payload: { order_id, customer: customerOf(n), location: locationOf(n), status: 'pending', address, delivery_date: deliveryDate },
     },
     { event: 'ORDER_UPDATE', event_date: dateAt(at + 3600), payload: { order_id, status: 'in_progress', address, delivery_date: deliveryDate } },
     { event: 'ORDER_UPDATE', event_date: dateAt(at + 2 * 3600), payload: { order_id, status: 'in_progress', address: corrected, delivery_date: deliveryDate } },
