@@ -52,7 +52,7 @@ export function storeEnv(dir: string): Record<string, string> {
  * keys are kept, the sealing is deterministic). A finished build writes `built.json` and is
  * reused as it is.
  */
-export async function buildStore(dir: string, orders: number, options: { readonly threads: number; readonly log: (line: string) => void }): Promise<BuiltStore> {
+export async function buildStore(dir: string, orders: number, options: LoadOptions): Promise<BuiltStore> {
   const { log } = options
   const env = storeEnv(dir)
   const built = await readBuilt(dir)
@@ -65,7 +65,7 @@ export async function buildStore(dir: string, orders: number, options: { readonl
   await mkdir(dataDir, { recursive: true })
   const apiKeys = await issueKeys(dir, env)
   const started = performance.now()
-  await load(dataDir, orders, options.threads, log)
+  await loadOrders(dataDir, orders, options)
   log(`loaded ${orders * PER_ORDER} events in ${seconds(started)} s`)
   await bringUpProjections(dir, log)
   await writeFile(join(dir, 'built.json'), `${JSON.stringify({ orders, apiKeys } satisfies Built)}\n`)
@@ -87,17 +87,35 @@ async function issueKeys(dir: string, env: Record<string, string>): Promise<Reco
     return JSON.parse(await readFile(file, 'utf8')) as Record<string, string>
   } catch {
     const apiKeys: Record<string, string> = {}
-    for (const [account] of ACCOUNTS) {
-      const { stdout } = await execFileAsync(process.execPath, [WAYBILL_MAIN, 'keys', 'create', '--account', account, '--scopes', 'all', '--label', 'scale bench'],
-        { env: { ...process.env, ...env } })
-      apiKeys[account] = stdout.trim()
-    }
+    for (const [account] of ACCOUNTS) apiKeys[account] = await issueKey(env, account)
     await writeFile(file, `${JSON.stringify(apiKeys)}\n`, { mode: 0o600 })
     return apiKeys
   }
 }
 
-async function load(dataDir: string, orders: number, threads: number, log: (line: string) => void): Promise<void> {
+/** A new key with every scope for `account`, from `waybill keys create` (which prints it once). */
+export async function issueKey(env: Readonly<Record<string, string>>, account: string): Promise<string> {
+  const { stdout } = await execFileAsync(process.execPath, [WAYBILL_MAIN, 'keys', 'create', '--account', account, '--scopes', 'all', '--label', 'scale bench'],
+    { env: { ...process.env, ...env } })
+  return stdout.trim()
+}
+
+export interface LoadOptions {
+  /** Threads that seal and hash the orders (0: this one). */
+  readonly threads: number
+  /** Orders per transaction (default 10,000). */
+  readonly chunk?: number
+  readonly log: (line: string) => void
+}
+
+/**
+ * Loads orders 0 to `orders` − 1 into the store in `dataDir`, carrying on after those a
+ * stopped load committed (recorded in the store's `bench_load` table, in the transaction of
+ * their events), or cutting a load that went further back to them.
+ */
+export async function loadOrders(dataDir: string, orders: number, options: LoadOptions): Promise<void> {
+  const { threads, log } = options
+  const chunk = options.chunk ?? CHUNK
   const path = join(dataDir, 'events.sqlite')
   // The adapter makes the file and its schema; the rows go in through one prepared statement.
   await (await openSqliteEventStore({ path, writer: 'inline' })).close()
@@ -105,7 +123,7 @@ async function load(dataDir: string, orders: number, threads: number, log: (line
   const db = new Sqlite(path)
   db.pragma('synchronous = OFF')
   db.exec('CREATE TABLE IF NOT EXISTS bench_load (orders INTEGER NOT NULL, position INTEGER NOT NULL)')
-  const done = cutBack(db, orders)
+  const done = cutBack(db, orders, chunk)
   const insert = db.prepare(`INSERT INTO events (stream, category, revision, event_id, type, data, metadata, hash, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const mark = db.prepare('INSERT INTO bench_load (orders, position) VALUES (?, (SELECT max(position) FROM events))')
@@ -127,8 +145,8 @@ async function load(dataDir: string, orders: number, threads: number, log: (line
         log(`  load: ${next.to} orders, ${Math.round(((next.to - done) * PER_ORDER) / Number(seconds(started)))} events/s`)
       }
     }
-    for (let from = done; from < orders; from += CHUNK) {
-      const to = Math.min(orders, from + CHUNK)
+    for (let from = done; from < orders; from += chunk) {
+      const to = Math.min(orders, from + chunk)
       const numbers = Array.from({ length: to - from }, (_, i) => from + i)
       const made = await keys.createMany(numbers.map((n) => ({ account: accountOf(n), orderId: orderIdOf(n), customer: customerOf(n) })))
       const orderKeys = made.map((key, i) => {
@@ -142,7 +160,6 @@ async function load(dataDir: string, orders: number, threads: number, log: (line
   } finally {
     await pool.close()
   }
-  db.exec('DROP TABLE bench_load')
   db.pragma('wal_checkpoint(TRUNCATE)')
   db.close()
   await keys.close()
@@ -153,11 +170,11 @@ async function load(dataDir: string, orders: number, threads: number, log: (line
  * smaller store is the beginning of a bigger one: a load that cannot finish in time is cut at
  * the last chunk boundary it passed). The keys and blobs of the orders cut off stay behind.
  */
-function cutBack(db: Sqlite.Database, orders: number): number {
+function cutBack(db: Sqlite.Database, orders: number, chunk: number): number {
   const done = (db.prepare('SELECT max(orders) AS n FROM bench_load').get() as { n: number | null }).n ?? 0
   if (done <= orders) return done
   const at = db.prepare('SELECT position FROM bench_load WHERE orders = ?').get(orders) as { position: number } | undefined
-  if (at === undefined) throw new Error(`cannot cut a load of ${done} orders back to ${orders}: not a multiple of ${CHUNK}`)
+  if (at === undefined) throw new Error(`cannot cut a load of ${done} orders back to ${orders}: not a multiple of ${chunk}`)
   db.transaction(() => {
     db.prepare('DELETE FROM events WHERE position > ?').run(at.position)
     db.prepare('DELETE FROM bench_load WHERE orders > ?').run(orders)

@@ -15,23 +15,36 @@ export interface ReadFigures {
   readonly failed: number
 }
 
+/** Each request's time, in ms, and how many failed. */
+export interface ReadTimes {
+  readonly times: readonly number[]
+  readonly failed: number
+}
+
+/** The figures of one or more runs of a read taken together. */
+export function summarize(runs: readonly ReadTimes[]): ReadFigures {
+  const times = runs.flatMap((run) => run.times)
+  return { requests: times.length, p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99), failed: runs.reduce((sum, run) => sum + run.failed, 0) }
+}
+
 /**
- * Sends `requests` (made by `nth`, 0 to requests − 1) over `connections` kept-alive HTTPS
+ * Sends `requests` (made by `nth`, from `first` on) over `connections` kept-alive HTTPS
  * connections, each connection sending its next as soon as its last was answered and read
  * whole, and times each from the request to the answer's last byte. `warmup` requests first,
  * not timed: the first requests of a fresh connection pay for its TLS handshake.
  */
-export async function readLoad(url: string, nth: (i: number) => ReadRequest, options: { readonly requests: number; readonly connections: number; readonly warmup: number }): Promise<ReadFigures> {
+export async function readLoad(url: string, nth: (i: number) => ReadRequest, options: { readonly first: number; readonly requests: number; readonly connections: number; readonly warmup: number }): Promise<ReadTimes> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections, rejectUnauthorized: false })
   try {
-    const run = async (count: number, offset: number): Promise<{ times: number[]; failed: number }> => {
+    const run = async (count: number, offset: number): Promise<ReadTimes> => {
       const times: number[] = []
       let failed = 0
       let next = 0
       const connection = async (): Promise<void> => {
         for (let i = next++; i < count; i = next++) {
+          const read = nth(offset + i)
           const started = performance.now()
-          const status = await get(agent, url, nth(offset + i))
+          const status = await get(agent, url, read)
           times.push(performance.now() - started)
           if (status !== 200) failed += 1
         }
@@ -39,9 +52,9 @@ export async function readLoad(url: string, nth: (i: number) => ReadRequest, opt
       await Promise.all(Array.from({ length: options.connections }, connection))
       return { times, failed }
     }
-    await run(options.warmup, options.requests)
-    const { times, failed } = await run(options.requests, 0)
-    return { requests: times.length, p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99), failed }
+    // The warm-up asks for other orders than the timed requests, as far along.
+    await run(options.warmup, options.first + 7919)
+    return await run(options.requests, options.first)
   } finally {
     agent.destroy()
   }
@@ -61,7 +74,7 @@ function get(agent: Agent, url: string, read: ReadRequest): Promise<number> {
 }
 
 /** The nearest-rank percentile of `values` (0 when there are none). */
-export function percentile(values: readonly number[], p: number): number {
+function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0
