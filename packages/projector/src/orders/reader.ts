@@ -6,6 +6,7 @@ import type { Position } from '@waybill/event-store'
 import { timestampKey } from './timestamp-key.js'
 import { GenerationFollower } from '../generation/follower.js'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
+import { filterConditions, listQuery } from './list-query.js'
 import { fromRecord } from './row-codec.js'
 import { createSchema, type OrderRecord } from './sql-schema.js'
 
@@ -67,14 +68,10 @@ export class ReadModel {
     return record === undefined ? null : fromRecord(record)
   }
 
+  /** A page of one account's orders, in order_id order (`listQuery`: each filter's page read from its index). */
   listOrders(account: string, filter: OrderFilter): OrderRow[] {
-    const { where, values } = conditions([
-      ['account = ?', account],
-      ...filterConditions(filter),
-      ['order_id > ?', filter.afterOrderId],
-    ])
-    const sql = `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY order_id LIMIT ?`
-    const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
+    const { sql, values } = listQuery(account, filter)
+    const records = this.statement(sql).all(...values) as OrderRecord[]
     return records.map(fromRecord)
   }
 
@@ -153,16 +150,6 @@ function openModel(path: string, migrate: boolean): OpenModel {
     throw error
   }
   return { db, statements: new Map(), close: () => db.close() }
-}
-
-/** The read API's filters as SQL conditions, each with its value (undefined: not filtered on). */
-function filterConditions(filter: ListFilters): Array<[string, string | undefined]> {
-  return [
-    ['status = ?', filter.status],
-    ['customer = ?', filter.customer],
-    ['location = ?', filter.location],
-    ['updated_at_key >= ?', filter.updatedSince],
-  ]
 }
 
 /** The conditions whose value is given, ANDed by the caller, and their values in order. */
