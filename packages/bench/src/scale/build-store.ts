@@ -33,7 +33,7 @@ const CHUNK = 10_000
 const execFileAsync = promisify(execFile)
 
 /** The environment every `waybill` command of the bench runs with on a store in `dir`. */
-export function storeEnv(dir: string): Record<string, string> {
+function storeEnv(dir: string): Record<string, string> {
   return { WAYBILL_DATA_DIR: join(dir, 'data'), WAYBILL_AUDIT_KEY_DIR: join(dir, 'audit-key') }
 }
 

@@ -15,12 +15,13 @@ Scale benchmark: whether the service's costs stay flat as its log grows. Builds 
 stores of order events as the service stores them (personal fields sealed per order, photos
 sealed in the blob store, eight accounts of uneven size, four events per order), in
 <dir>/<events>/, loaded directly with the store's own hashing and brought up by the project's
-own rebuild and projector; a build that was stopped carries on where it was. Then, on each,
-starts \`waybill serve\` on both and times each read over HTTPS, on one and then the other (an order, its events, its proofs, the
-list with each filter and a deep cursor; ids spread over the whole log), the server's own CPU
-per event of a short ORDER_ADD load (from /proc), \`waybill verify\` and \`waybill audit
-verify\`, and the bytes on disk per event. Prints both sizes side by side with their ratio,
-against the goals: every read's p99 within 2× and the ingest's CPU per event within 1.2×.
+own rebuild and projector; a build that was stopped carries on where it was. Then starts
+\`waybill serve\` on both and times each read over HTTPS on one and then the other, round after
+round (an order, its events, its proofs, the list with each filter and a deep cursor; orders
+spread over the whole log); the server's own CPU per event of a short ORDER_ADD load (from
+/proc); \`waybill verify\` and \`waybill audit verify\`; the bytes on disk per event. Prints both
+sizes side by side with their ratio, against the goals: every read's p99 within 2× and the
+ingest's CPU per event within 1.2×.
 
   --dir <dir>             where the stores are kept (default: <tmp>/waybill-scale); 10,000,000
                           events take about 25 GB
@@ -33,8 +34,8 @@ against the goals: every read's p99 within 2× and the ingest's CPU per event wi
   --ingest-seconds <n>    length of the ORDER_ADD load (default 5, after 2 s unmeasured; 16 connections)
   --threads <n>           threads sealing the events while a store is built (default 2)
 
-Figures only: nothing here asserts a speed. The exit code is 1 when a request failed, 2 on a
-usage error.`
+Figures only: nothing here asserts a speed. The exit code is 1 when a request failed or a
+verification did not pass, 2 on a usage error.`
 
 async function main(argv: readonly string[]): Promise<number> {
   let values

@@ -64,7 +64,8 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
           const { store, server } = serving[at] as Serving
           const times = await readLoad(server.httpsUrl, (i) => readRequest(read, i, store.orders, store.apiKeys),
             { first: round * perRound, requests: perRound, connections: options.connections, warmup: options.connections * 5 })
-          reads[at]?.set(read, [...reads[at]?.get(read) ?? [], times])
+          const mine = reads[at] as Map<ReadName, ReadTimes[]>
+          mine.set(read, [...mine.get(read) ?? [], times])
         }
       }
       options.log(`  ${read}: ${serving.map((_, at) => {

@@ -22,7 +22,7 @@ export const READ_LABELS: Readonly<Record<ReadName, string>> = {
  * The i-th order of a read: spread over the whole log by the golden ratio, so any number of
  * requests covers it evenly, old orders and new, each account in its share.
  */
-export const orderFor = (i: number, orders: number): number => Math.floor(((i * 0.6180339887498949) % 1) * orders)
+const orderFor = (i: number, orders: number): number => Math.floor(((i * 0.6180339887498949) % 1) * orders)
 
 /** A page far into a list: the next order from n on whose id sorts in the last quarter of the ids. */
 function deepOrder(n: number, orders: number): number {

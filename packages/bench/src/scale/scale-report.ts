@@ -26,8 +26,8 @@ export interface IngestFigures {
 }
 
 /** The goals: each read's p99 at the large size within this many times its p99 at the small one, the ingest's CPU per event within this. */
-export const READ_P99_GOAL = 2
-export const INGEST_CPU_GOAL = 1.2
+const READ_P99_GOAL = 2
+const INGEST_CPU_GOAL = 1.2
 
 /** One measure at both sizes, its ratio, and its goal if it has one (null: figures only). */
 export interface Comparison {

@@ -14,7 +14,7 @@ import type { DecodedImage, ValidDelivery } from '@waybill/domain'
  * third of them with a signature too), canceled (20%), or updated once more and still out (5%).
  */
 export const PER_ORDER = 4
-export const ORDERS_PER_DAY = 2500
+const ORDERS_PER_DAY = 2500
 export const LOCATIONS = 40
 
 /** The accounts and their share of the orders, in percent. */
@@ -49,21 +49,21 @@ export const orderIdOf = (n: number): string => `ord-${scatter(n).toString(16).p
  * grows with the log (about six orders each), older customers have had longer to order again.
  */
 export const customerOf = (n: number): string => `cust-${scatter(n ^ 0x2545f491) % (Math.floor(n / 6) + 1)}`
-export const locationOf = (n: number): string => `depot-${scatter(n ^ 0x68e31da4) % LOCATIONS}`
+const locationOf = (n: number): string => `depot-${scatter(n ^ 0x68e31da4) % LOCATIONS}`
 
 /** Seconds from the start of the history to the arrival of order n, in ISO form. */
 export const dateAt = (seconds: number): string => new Date(START + Math.round(seconds) * 1000).toISOString().replace('.000Z', 'Z')
 export const addedAt = (n: number): number => n * SECONDS_PER_ORDER
 
-export type Ending = 'completed' | 'canceled' | 'out'
+type Ending = 'completed' | 'canceled' | 'out'
 
-export function endingOf(n: number): Ending {
+function endingOf(n: number): Ending {
   const slot = scatter(n ^ 0x1b873593) % 20
   return slot < 15 ? 'completed' : slot < 19 ? 'canceled' : 'out'
 }
 
 /** A stand-in for a photo: 1.5 KiB of bytes unique to the order (sealing makes each blob unique anyway). */
-export function photoOf(n: number, kind: 'pod' | 'signature'): DecodedImage {
+function photoOf(n: number, kind: 'pod' | 'signature'): DecodedImage {
   const seed = createHash('sha256').update(`${kind}-${n}`).digest()
   const bytes = Buffer.alloc(kind === 'pod' ? 1536 : 512)
   for (let i = 0; i < bytes.length; i += seed.length) seed.copy(bytes, i)

@@ -31,7 +31,7 @@ export function timeCommand(script: string, args: readonly string[], env: Readon
  * The children's user + system seconds from the output of bash's `times`: two lines, the
  * shell's own times and then its children's, each `<user> <system>` as `1m2.345s`.
  */
-export function childrenSeconds(times: string): number {
+function childrenSeconds(times: string): number {
   const line = times.trim().split('\n')[1] ?? ''
   return [...line.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, [, minutes, secs]) => sum + Number(minutes) * 60 + Number(secs), 0)
 }
