@@ -8,7 +8,7 @@ import { openSqliteEventStore, siblingWorkerUrl } from '@waybill/event-store'
 import { openSqliteKeyStore } from '@waybill/personal-data'
 import { followSigningKey, HeadStore, openSigningKey, ReadModel, rebuildReadModel, startProjector } from '@waybill/projector'
 import { WAYBILL_MAIN } from '../throughput/run-bench.js'
-import { chunkRows, type ChunkRequest, type EventRow } from './chunk-rows.js'
+import { chunkRows, dropPhotosFrom, type ChunkRequest, type EventRow } from './chunk-rows.js'
 import { accountOf, ACCOUNTS, customerOf, orderIdOf, PER_ORDER } from './shape.js'
 
 /** A built store: where it is, the environment `waybill` needs for it, and a key per account. */
@@ -124,6 +124,7 @@ export async function loadOrders(dataDir: string, orders: number, options: LoadO
   db.pragma('synchronous = OFF')
   db.exec('CREATE TABLE IF NOT EXISTS bench_load (orders INTEGER NOT NULL, position INTEGER NOT NULL)')
   const done = cutBack(db, orders, chunk)
+  if (done === orders) dropPhotosFrom(orders, (account, orderId) => keys.get(account, orderId), join(dataDir, 'blobs'))
   const insert = db.prepare(`INSERT INTO events (stream, category, revision, event_id, type, data, metadata, hash, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const mark = db.prepare('INSERT INTO bench_load (orders, position) VALUES (?, (SELECT max(position) FROM events))')
@@ -168,7 +169,8 @@ export async function loadOrders(dataDir: string, orders: number, options: LoadO
 /**
  * The orders already loaded, after cutting a load that went past `orders` back to them (a
  * smaller store is the beginning of a bigger one: a load that cannot finish in time is cut at
- * the last chunk boundary it passed). The keys and blobs of the orders cut off stay behind.
+ * the last chunk boundary it passed). The keys of the orders cut off stay behind (their photos
+ * are deleted by `dropPhotosFrom`).
  */
 function cutBack(db: Sqlite.Database, orders: number, chunk: number): number {
   const done = (db.prepare('SELECT max(orders) AS n FROM bench_load').get() as { n: number | null }).n ?? 0

@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { canonicalJson, deliveryImages, SCHEMA_VERSION, streamNameFor, toCommand } from '@waybill/domain'
 import { categoryOf, hashEvent } from '@waybill/event-store'
-import { orderSealer, type OrderKey } from '@waybill/personal-data'
+import { orderSealer, type KeyLookup, type OrderKey } from '@waybill/personal-data'
 import { accountOf, addedAt, dateAt, deliveriesOf, orderIdOf, PER_ORDER } from './shape.js'
 
 /** One chunk of orders to turn into rows: orders `from` to `to` (exclusive), with their keys in that order. */
@@ -59,4 +59,20 @@ export function chunkRows(request: ChunkRequest): EventRow[] {
     }
   }
   return byRevision.flat()
+}
+
+/**
+ * Deletes the sealed photos of orders `from` on, up to the first order with no key: what a load
+ * cut back leaves in the blob store (its chunks ahead had their keys made and photos written).
+ * Returns how many orders it went through.
+ */
+export function dropPhotosFrom(from: number, keyOf: (account: string, orderId: string) => KeyLookup, blobDir: string): number {
+  for (let n = from; ; n += 1) {
+    const key = keyOf(accountOf(n), orderIdOf(n))
+    if (key === null || key === 'erased') return n - from
+    const sealer = orderSealer(key, streamNameFor(accountOf(n), orderIdOf(n)))
+    for (const blob of deliveriesOf(n).flatMap((valid) => sealer.blobs(deliveryImages(valid)))) {
+      rmSync(join(blobDir, blob.sha256.slice(0, 2), blob.sha256.slice(2)), { force: true })
+    }
+  }
 }

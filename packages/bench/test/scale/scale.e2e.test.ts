@@ -1,12 +1,18 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { deliveryImages } from '@waybill/domain'
 import { buildStore, loadOrders } from '../../src/scale/build-store.js'
 import { eventsIn } from '../../src/scale/disk-usage.js'
 import { measureStores } from '../../src/scale/measure-store.js'
 import { READS } from '../../src/scale/read-targets.js'
-import { ACCOUNTS } from '../../src/scale/shape.js'
+import { ACCOUNTS, deliveriesOf } from '../../src/scale/shape.js'
+
+/** The photos orders 0 to `orders` − 1 carry. */
+const photosOf = (orders: number): number => Array.from({ length: orders }, (_, n) => deliveriesOf(n).flatMap(deliveryImages).length).reduce((a, b) => a + b, 0)
+/** The blobs in a blob store's directory. */
+const blobCount = async (dir: string): Promise<number> => (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).length
 
 // Keys made through `waybill keys create`, a server, `waybill verify` and `audit verify`: child
 // processes, each a second or more on a busy machine.
@@ -22,12 +28,15 @@ t.test('a load carries on after what it committed and is cut back to a chunk bou
   await mkdir(dataDir, { recursive: true })
   await loadOrders(dataDir, 30, { threads: 0, chunk: 10, log })
   t.equal(eventsIn(events), 120, 'four events per order')
+  t.equal(await blobCount(join(dataDir, 'blobs')), photosOf(30), 'a sealed blob for each photo')
   await loadOrders(dataDir, 20, { threads: 0, chunk: 10, log })
   t.equal(eventsIn(events), 80, 'cut back to 20 orders')
+  t.equal(await blobCount(join(dataDir, 'blobs')), photosOf(20), 'the photos of the orders cut off deleted')
   await t.rejects(loadOrders(dataDir, 15, { threads: 0, chunk: 10, log }), /cannot cut a load of 20 orders back to 15: not a multiple of 10/)
   await loadOrders(dataDir, 40, { threads: 1, chunk: 10, log })
   t.ok(lines.includes('resuming the load after 20 orders'))
   t.equal(eventsIn(events), 160, 'carried on to 40 orders, on a worker thread')
+  t.equal(await blobCount(join(dataDir, 'blobs')), photosOf(40))
 
   const built = await buildStore(dir, 40, { threads: 1, chunk: 10, log })
   t.same(Object.keys(built.apiKeys), ACCOUNTS.map(([account]) => account), 'a key per account')
