@@ -31,7 +31,7 @@ ingest's CPU per event within 1.2×.
   --requests <n>          timed requests per read and store (default 2000)
   --rounds <n>            each read runs this many times on each store, the two in turn (default 4)
   --connections <n>       connections the reads are sent over (default 4)
-  --ingest-seconds <n>    length of the ORDER_ADD load (default 5, after 2 s unmeasured; 16 connections)
+  --ingest-seconds <n>    length of the ORDER_ADD load (default 10, after 2 s unmeasured; 16 connections)
   --threads <n>           threads sealing the events while a store is built (default 2)
 
 Figures only: nothing here asserts a speed. The exit code is 1 when a request failed or a
@@ -74,7 +74,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (values['build-only'] === true) return 0
   const options = {
     requests: Number(values.requests ?? 2000), rounds: Number(values.rounds ?? 4), connections: Number(values.connections ?? 4),
-    ingestSeconds: Number(values['ingest-seconds'] ?? 5), ingestWarmupSeconds: 2, ingestConnections: 16, log,
+    ingestSeconds: Number(values['ingest-seconds'] ?? 10), ingestWarmupSeconds: 2, ingestConnections: 16, log,
   }
   const measured = await measureStores(built, options)
   const [small, large] = measured
