@@ -25,8 +25,10 @@ t.test('each filter\'s page is a range of its own index, in list order, however 
     'the likeliest narrow filter names the index, the others are checked on its rows')
   t.equal(plan({ status: 'pending', location: 'l', limit: 51 }), 'SEARCH orders USING INDEX orders_by_location (account=? AND location=?)')
   t.equal(plan({ afterOrderId: 'o-5', limit: 51 }), 'SEARCH orders USING PRIMARY KEY (account=? AND order_id>?)', 'no filter: the primary key')
-  t.equal(plan({ updatedSince: timestampKey('2030-01-01T00:00:00Z'), limit: 51 }), 'SEARCH orders USING INDEX orders_by_updated (account=? AND updated_at_key>?); USE TEMP B-TREE FOR ORDER BY',
-    'updated_since alone: the recent orders from their index, sorted')
+  t.equal(plan({ updatedSince: timestampKey('2030-01-01T00:00:00Z'), afterOrderId: 'o-5', limit: 51 }),
+    'SEARCH orders USING PRIMARY KEY (account=? AND order_id=?); LIST SUBQUERY 1; SEARCH orders USING COVERING INDEX orders_by_updated (account=? AND updated_at_key>?); USE TEMP B-TREE FOR ORDER BY',
+    'updated_since alone: the ids of the recent orders from their index alone, sorted, then the page\'s rows')
+  t.equal(plan({ updatedSince: timestampKey('2030-01-01T00:00:00Z'), status: 'pending', limit: 51 }), 'SEARCH orders USING INDEX orders_by_status (account=? AND status=?)')
 })
 
 t.test('a list read through a filter\'s index pages over exactly the orders that match, in order_id order', async (t) => {
@@ -66,5 +68,11 @@ t.test('a list read through a filter\'s index pages over exactly the orders that
     if (location !== null) t.same(pages({ location }), matching((row) => row.location === location), location)
   }
   t.same(pages({ status: 'completed' }), matching((row) => row.status === 'completed'))
+  const dates = [...new Set(all.map((row) => row.updated_at_key))].sort()
+  for (const since of [dates[0], dates[Math.floor(dates.length / 2)], dates.at(-1)]) {
+    if (since === undefined) continue
+    t.same(pages({ updatedSince: since }), matching((row) => row.updated_at_key >= since), `updated since ${since}`)
+    t.same(pages({ updatedSince: since, status: 'completed' }), matching((row) => row.updated_at_key >= since && row.status === 'completed'))
+  }
   t.ok(lists >= 8 && all.length > 20, `${all.length} orders of the account, ${lists} lists`)
 })
