@@ -28,6 +28,12 @@ export interface MeasureOptions {
 /** The account the ingest writes its new orders to, apart from the ones the reads list. */
 const INGEST_ACCOUNT = 'ingest'
 
+/** A run of a read: its times, and the server's CPU seconds for its timed requests. */
+type Run = ReadTimes & { readonly cpuSeconds: number | null }
+
+/** Quiet between reads: the server idles between two runs, so a short wait; its idle CPU is a few ms a run. */
+const READ_QUIET = { intervalMs: 200, quietSeconds: 0.011, maxMs: 5000 }
+
 interface Serving {
   readonly store: BuiltStore
   readonly server: ServerProcess
@@ -44,7 +50,7 @@ interface Serving {
  */
 export async function measureStores(stores: readonly BuiltStore[], options: MeasureOptions): Promise<StoreFigures[]> {
   const serving: Serving[] = []
-  const reads = stores.map(() => new Map<ReadName, ReadTimes[]>())
+  const reads = stores.map(() => new Map<ReadName, Run[]>())
   const ingests: IngestFigures[] = []
   try {
     for (const store of stores) {
@@ -62,15 +68,17 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
         for (const k of serving.keys()) {
           const at = round % 2 === 0 ? k : serving.length - 1 - k
           const { store, server } = serving[at] as Serving
-          const times = await readLoad(server.httpsUrl, (i) => readRequest(read, i, store.orders, store.apiKeys),
-            { first: round * perRound, requests: perRound, connections: options.connections, warmup: options.connections * 5 })
-          const mine = reads[at] as Map<ReadName, ReadTimes[]>
-          mine.set(read, [...mine.get(read) ?? [], times])
+          // The warm-up requests are counted in the server's CPU, not in the times: the CPU is per request sent.
+          const warmup = options.connections * 5
+          const { result, cpu } = await measureServerCpu(server.child.pid ?? 0, () => readLoad(server.httpsUrl, (i) => readRequest(read, i, store.orders, store.apiKeys),
+            { first: round * perRound, requests: perRound, connections: options.connections, warmup }), READ_QUIET)
+          const mine = reads[at] as Map<ReadName, Run[]>
+          mine.set(read, [...mine.get(read) ?? [], { ...result, cpuSeconds: cpu === null ? null : (cpu.seconds * result.times.length) / (result.times.length + warmup) }])
         }
       }
       options.log(`  ${read}: ${serving.map((_, at) => {
         const figures = summarize(reads[at]?.get(read) ?? [])
-        return `p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms${figures.failed > 0 ? `, ${figures.failed} FAILED` : ''}`
+        return `p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, CPU ${figures.cpuUs?.toFixed(0) ?? '–'} µs${figures.failed > 0 ? `, ${figures.failed} FAILED` : ''}`
       }).join(' | ')}`)
     }
     for (const { server, ingestKey } of serving) {

@@ -13,6 +13,8 @@ export interface ReadFigures {
   readonly p99Ms: number
   /** Answers other than 200, and requests that failed outright. */
   readonly failed: number
+  /** The server's CPU per request, in µs; null when it was not read. */
+  readonly cpuUs: number | null
 }
 
 /** Each request's time, in ms, and how many failed. */
@@ -21,10 +23,14 @@ export interface ReadTimes {
   readonly failed: number
 }
 
-/** The figures of one or more runs of a read taken together. */
-export function summarize(runs: readonly ReadTimes[]): ReadFigures {
+/** The figures of one or more runs of a read taken together, each with the server's CPU seconds for it (null: not read). */
+export function summarize(runs: ReadonlyArray<ReadTimes & { readonly cpuSeconds: number | null }>): ReadFigures {
   const times = runs.flatMap((run) => run.times)
-  return { requests: times.length, p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99), failed: runs.reduce((sum, run) => sum + run.failed, 0) }
+  const cpu = runs.reduce<number | null>((sum, run) => (sum === null || run.cpuSeconds === null ? null : sum + run.cpuSeconds), 0)
+  return {
+    requests: times.length, p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99), failed: runs.reduce((sum, run) => sum + run.failed, 0),
+    cpuUs: cpu === null || times.length === 0 ? null : (cpu * 1e6) / times.length,
+  }
 }
 
 /**

@@ -35,6 +35,8 @@ export interface Comparison {
   readonly small: string
   readonly large: string
   readonly ratio: number | null
+  /** A read's ratio of the server's CPU per request (null: not read; absent: not a read). */
+  readonly cpuRatio?: number | null
   readonly goal: number | null
 }
 
@@ -54,7 +56,8 @@ const timed = (run: TimedRun, events: number): string =>
 export function compare(small: StoreFigures, large: StoreFigures): Comparison[] {
   const reads = READS.map((read): Comparison => {
     const [s, l] = [small.reads[read], large.reads[read]]
-    return { what: READ_LABELS[read], small: `${ms(s.p50Ms)} / ${ms(s.p99Ms)} ms`, large: `${ms(l.p50Ms)} / ${ms(l.p99Ms)} ms`, ratio: ratioOf(l.p99Ms, s.p99Ms), goal: READ_P99_GOAL }
+    const cell = (f: ReadFigures): string => `${ms(f.p50Ms)} / ${ms(f.p99Ms)} ms, ${f.cpuUs === null ? '–' : f.cpuUs.toFixed(0)} µs`
+    return { what: READ_LABELS[read], small: cell(s), large: cell(l), ratio: ratioOf(l.p99Ms, s.p99Ms), cpuRatio: ratioOf(l.cpuUs, s.cpuUs), goal: READ_P99_GOAL }
   })
   const [si, li] = [ingestCpuUs(small.ingest), ingestCpuUs(large.ingest)]
   const us = (n: number | null): string => (n === null ? '–' : `${n.toFixed(0)} µs`)
@@ -83,12 +86,14 @@ const verdict = (c: Comparison): string =>
  */
 export function formatScaleReport(small: StoreFigures, large: StoreFigures, loadAverage: readonly number[]): string {
   const rows = compare(small, large)
-  const head = ['', `${thousands(small.events)} events`, `${thousands(large.events)} events`, 'ratio', 'goal']
-  const cells = [head, ...rows.map((c) => [c.what, c.small, c.large, c.ratio === null ? '–' : `${c.ratio.toFixed(2)}×`, verdict(c)])]
+  const times = (n: number | null): string => (n === null ? '–' : `${n.toFixed(2)}×`)
+  const head = ['', `${thousands(small.events)} events`, `${thousands(large.events)} events`, 'ratio', 'CPU ratio', 'goal']
+  const cells = [head, ...rows.map((c) => [c.what, c.small, c.large, times(c.ratio), c.cpuRatio === undefined ? '' : times(c.cpuRatio), verdict(c)])]
   const widths = head.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)))
   const lines = cells.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd())
   lines.splice(1, 0, '-'.repeat(lines[0]?.length ?? 0))
-  lines.unshift('reads: p50 / p99 over HTTPS; their ratio is of the p99s. ingest: the server\'s own CPU (every thread, the projector\'s included) per accepted ORDER_ADD. verify: wall time and CPU.')
+  lines.unshift('reads: p50 / p99 over HTTPS, and the server\'s own CPU per request (every thread, from /proc); their ratio is of the p99s, the CPU ratio of the CPU.',
+    'ingest: the server\'s own CPU (every thread, the projector\'s included) per accepted ORDER_ADD. verify: wall time and CPU.')
   const failed = [...READS.map((read) => [READ_LABELS[read], small.reads[read].failed + large.reads[read].failed] as const),
     ['ingest', small.ingest.failed + large.ingest.failed] as const].filter(([, n]) => n > 0)
   if (failed.length > 0) lines.push(`FAILED REQUESTS (not 200/201): ${failed.map(([what, n]) => `${what} ×${n}`).join(', ')}`)
