@@ -39,14 +39,15 @@ interface Serving {
   readonly server: ServerProcess
   readonly ingestKey: string
   readonly events: number
+  readonly bytes: number
 }
 
 /**
  * Measures built stores side by side: starts `waybill serve` on each (rate limits lifted,
  * LOG_LEVEL=warn), runs each read on one store and then the other, `rounds` times, so the
  * machine's other work weighs on both alike; then a short ORDER_ADD load on each, whose server
- * CPU is read from /proc as `pnpm bench` reads it; stops the servers, times `waybill verify`
- * and `waybill audit verify` on each, and weighs each data dir and subject key store.
+ * CPU is read from /proc as `pnpm bench` reads it; stops the servers, and times `waybill verify`
+ * and `waybill audit verify` on each. Each data dir and subject key store is weighed first.
  */
 export async function measureStores(stores: readonly BuiltStore[], options: MeasureOptions): Promise<StoreFigures[]> {
   const serving: Serving[] = []
@@ -55,9 +56,12 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
   try {
     for (const store of stores) {
       const ingestKey = await keyFor(store, INGEST_ACCOUNT)
-      const events = eventsIn(join(store.env.WAYBILL_DATA_DIR ?? '', 'events.sqlite'))
-      options.log(`${store.dir}: ${events} events; starting waybill serve`)
-      serving.push({ store, ingestKey, events, server: await startServerProcess(WAYBILL_MAIN, ['serve'], {
+      const dataDir = store.env.WAYBILL_DATA_DIR ?? ''
+      const events = eventsIn(join(dataDir, 'events.sqlite'))
+      // Weighed before the ingest adds orders of its own (no photos, no history) to the store.
+      const bytes = await bytesOnDisk([dataDir, `${dataDir}.subject-keys`])
+      options.log(`${store.dir}: ${events} events, ${bytes} bytes; starting waybill serve`)
+      serving.push({ store, ingestKey, events, bytes, server: await startServerProcess(WAYBILL_MAIN, ['serve'], {
         ...store.env, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000', WAYBILL_RATE_LIMIT_PER_ADDRESS: '1000000000',
       }) })
     }
@@ -95,7 +99,7 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
     for (const { server } of serving) await server.stop()
   }
   const figures: StoreFigures[] = []
-  for (const [at, { store, events }] of serving.entries()) {
+  for (const [at, { store, events, bytes }] of serving.entries()) {
     const dataDir = store.env.WAYBILL_DATA_DIR ?? ''
     options.log(`${store.dir}: waybill verify …`)
     const verify = await timeCommand(WAYBILL_MAIN, ['verify'], store.env)
@@ -106,7 +110,7 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
       events,
       reads: Object.fromEntries(READS.map((read) => [read, summarize(reads[at]?.get(read) ?? [])])) as StoreFigures['reads'],
       ingest: ingests[at] as IngestFigures, verify, auditVerify,
-      bytesOnDisk: await bytesOnDisk([dataDir, `${dataDir}.subject-keys`]), eventsAfter: eventsIn(join(dataDir, 'events.sqlite')),
+      bytesOnDisk: bytes, eventsAfter: eventsIn(join(dataDir, 'events.sqlite')),
     })
   }
   return figures
