@@ -77,9 +77,15 @@ export class ReadModel {
 
   /**
    * Orders of every account (or of `filter.account`), in (account, order_id) order: an auditor
-   * key's list. The primary key (account, order_id) serves the order and the keyset.
+   * key's list. The primary key (account, order_id) serves the order and the keyset. Narrowed to
+   * one account (its cursor in that account), it is that account's list, each filter read from
+   * its index (`listQuery`).
    */
   listAllOrders(filter: AuditOrderFilter): OrderRow[] {
+    const { account, after, ...filters } = filter
+    if (account !== undefined && (after === undefined || after.account === account)) {
+      return this.listOrders(account, { ...filters, ...(after === undefined ? {} : { afterOrderId: after.orderId }) })
+    }
     const { where, values } = conditions([['account = ?', filter.account], ...filterConditions(filter)])
     if (filter.after !== undefined) {
       where.push('(account, order_id) > (?, ?)')

@@ -75,4 +75,23 @@ t.test('a list read through a filter\'s index pages over exactly the orders that
     t.same(pages({ updatedSince: since, status: 'completed' }), matching((row) => row.updated_at_key >= since && row.status === 'completed'))
   }
   t.ok(lists >= 8 && all.length > 20, `${all.length} orders of the account, ${lists} lists`)
+
+  // An auditor's list narrowed to the account is the same list, paged on (account, order_id).
+  const audited = (filters: ListFilters): string[] => {
+    const seen: string[] = []
+    for (let after: { account: string; orderId: string } | undefined; ;) {
+      const page = readModel.listAllOrders({ ...filters, account: 'acme', limit: 4, ...(after === undefined ? {} : { after }) })
+      seen.push(...page.map((row) => `${row.account}/${row.order_id}`))
+      const last = page.at(-1)
+      if (last === undefined || page.length < 4) return seen
+      after = { account: last.account, orderId: last.order_id }
+    }
+  }
+  for (const customer of new Set(all.map((row) => row.customer))) {
+    if (customer !== null) t.same(audited({ customer }), matching((row) => row.customer === customer).map((id) => `acme/${id}`), `audited: ${customer}`)
+  }
+  t.same(audited({ status: 'completed' }), matching((row) => row.status === 'completed').map((id) => `acme/${id}`))
+  t.same(readModel.listAllOrders({ account: 'acme', after: { account: 'aaa', orderId: 'x' }, limit: 500 }).map((row) => row.order_id), matching(() => true),
+    'a cursor in an account before it: all of the account')
+  t.same(readModel.listAllOrders({ account: 'acme', after: { account: 'zzz', orderId: 'x' }, limit: 5 }), [], 'a cursor in an account after it: nothing')
 })
