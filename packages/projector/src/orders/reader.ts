@@ -6,6 +6,7 @@ import type { Position } from '@waybill/event-store'
 import { timestampKey } from './timestamp-key.js'
 import { GenerationFollower } from '../generation/follower.js'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
+import { filterConditions, listQuery } from './list-query.js'
 import { fromRecord } from './row-codec.js'
 import { createSchema, type OrderRecord } from './sql-schema.js'
 
@@ -67,22 +68,24 @@ export class ReadModel {
     return record === undefined ? null : fromRecord(record)
   }
 
+  /** A page of one account's orders, in order_id order (`listQuery`: each filter's page read from its index). */
   listOrders(account: string, filter: OrderFilter): OrderRow[] {
-    const { where, values } = conditions([
-      ['account = ?', account],
-      ...filterConditions(filter),
-      ['order_id > ?', filter.afterOrderId],
-    ])
-    const sql = `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY order_id LIMIT ?`
-    const records = this.statement(sql).all(...values, filter.limit) as OrderRecord[]
+    const { sql, values } = listQuery(account, filter)
+    const records = this.statement(sql).all(...values) as OrderRecord[]
     return records.map(fromRecord)
   }
 
   /**
    * Orders of every account (or of `filter.account`), in (account, order_id) order: an auditor
-   * key's list. The primary key (account, order_id) serves the order and the keyset.
+   * key's list. The primary key (account, order_id) serves the order and the keyset. Narrowed to
+   * one account (its cursor in that account), it is that account's list, each filter read from
+   * its index (`listQuery`).
    */
   listAllOrders(filter: AuditOrderFilter): OrderRow[] {
+    const { account, after, ...filters } = filter
+    if (account !== undefined && (after === undefined || after.account === account)) {
+      return this.listOrders(account, { ...filters, ...(after === undefined ? {} : { afterOrderId: after.orderId }) })
+    }
     const { where, values } = conditions([['account = ?', filter.account], ...filterConditions(filter)])
     if (filter.after !== undefined) {
       where.push('(account, order_id) > (?, ?)')
@@ -153,16 +156,6 @@ function openModel(path: string, migrate: boolean): OpenModel {
     throw error
   }
   return { db, statements: new Map(), close: () => db.close() }
-}
-
-/** The read API's filters as SQL conditions, each with its value (undefined: not filtered on). */
-function filterConditions(filter: ListFilters): Array<[string, string | undefined]> {
-  return [
-    ['status = ?', filter.status],
-    ['customer = ?', filter.customer],
-    ['location = ?', filter.location],
-    ['updated_at_key >= ?', filter.updatedSince],
-  ]
 }
 
 /** The conditions whose value is given, ANDed by the caller, and their values in order. */
