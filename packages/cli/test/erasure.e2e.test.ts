@@ -1,32 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 import t from 'tap'
 import { runWaybill, startServe } from '../src/testing.js'
+import { holding } from './files-holding.js'
 import { clientFor } from './https-client.js'
-
-/** Every file under `dir`, recursively. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const found: string[] = []
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) found.push(...await filesUnder(path))
-    else found.push(path)
-  }
-  return found
-}
-
-/** The files under `dir` that hold any of `values`, and which value. */
-async function holding(dir: string, values: readonly Buffer[]): Promise<string[]> {
-  const hits: string[] = []
-  for (const file of await filesUnder(dir)) {
-    const bytes = await readFile(file)
-    for (const value of values) if (bytes.includes(value)) hits.push(`${file.slice(dir.length)}: ${value.toString('latin1').slice(0, 30)}`)
-  }
-  return hits
-}
 
 /** A PNG of its own: one unique row of pixels, so its bytes (and their deflate) are found nowhere else. */
 function uniquePng(): Buffer {

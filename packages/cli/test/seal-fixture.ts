@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { openFileBlobStore } from '@waybill/event-store'
@@ -49,26 +49,4 @@ export async function previousReleaseDataDir(dataDir: string, keyDir: string): P
   await mkdir(keyDir, { recursive: true, mode: 0o700 })
   await chmod(keyDir, 0o700)
   await writeFile(join(keyDir, SIGNING_KEY_FILE), await readFile(join(FIXTURE, 'audit-private-key.pem')), { mode: 0o600 })
-}
-
-/** Every file under `dir`, recursively. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const found: string[] = []
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) found.push(...await filesUnder(path))
-    else found.push(path)
-  }
-  return found
-}
-
-/** The files under `dir` (but those `skip` says) that hold any of `values`, and which value. */
-export async function holding(dir: string, values: readonly Buffer[], skip: (path: string) => boolean = () => false): Promise<string[]> {
-  const hits: string[] = []
-  for (const file of await filesUnder(dir)) {
-    if (skip(file.slice(dir.length))) continue
-    const bytes = await readFile(file)
-    for (const value of values) if (bytes.includes(value)) hits.push(`${file.slice(dir.length)}: ${value.toString('latin1').slice(0, 30)}`)
-  }
-  return hits
 }

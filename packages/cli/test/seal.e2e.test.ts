@@ -6,7 +6,8 @@ import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { runWaybill, startServe } from '../src/testing.js'
 import { clientFor, type Answer, type Client } from './https-client.js'
-import { allFixtureValues, FIXTURE_IMAGES, fixtureValues, holding, previousReleaseDataDir } from './seal-fixture.js'
+import { holding } from './files-holding.js'
+import { allFixtureValues, FIXTURE_IMAGES, fixtureValues, previousReleaseDataDir } from './seal-fixture.js'
 
 const ORDERS = ['P-1', 'P-2', 'P-4', 'P-5', 'N-1'] as const
 const PERSONAL = ['customer', 'location', 'address', 'recipient', 'reason', 'pod', 'signature'] as const
