@@ -2,8 +2,9 @@ import { rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import Sqlite, { type Database } from 'better-sqlite3'
 import { ORDER_CATEGORY } from '@waybill/domain'
-import type { BlobStore, EventStore, Position, SweepReport } from '@waybill/event-store'
+import type { BlobStore, EventStore, SweepReport } from '@waybill/event-store'
 import { imagesNamedBy } from '../audit/images.js'
+import { eachBatch } from './each-batch.js'
 import {
   currentGeneration, fsyncPath, newGenerationName, READ_MODEL_FILES, removeOldGenerations, switchGeneration,
 } from '../generation/pointer.js'
@@ -58,17 +59,14 @@ export async function compact(options: CompactOptions): Promise<CompactReport> {
  */
 async function namedImages(store: EventStore): Promise<Set<string>> {
   const byStream = new Map<string, string[]>()
-  for (let after: Position | null = null; ;) {
-    const batch = await store.readAll({ after, maxCount: 10_000, categories: [ORDER_CATEGORY] })
+  await eachBatch(store, { categories: [ORDER_CATEGORY], batch: 10_000 }, (batch) => {
     for (const event of batch) {
       if (event.type === 'PersonalDataErased') byStream.delete(event.streamName)
       const named = imagesNamedBy(event.data)
       if (named.length > 0) byStream.set(event.streamName, [...byStream.get(event.streamName) ?? [], ...named])
     }
-    const last = batch.at(-1)
-    if (last === undefined) return new Set([...byStream.values()].flat())
-    after = last.position
-  }
+  })
+  return new Set([...byStream.values()].flat())
 }
 
 function compactReadModel(dataDir: string, freeShare: number, dryRun: boolean): CompactReport['readModel'] {

@@ -4,6 +4,7 @@ import { comparePositions, positionToString, verifyStreamChain, type EventStore,
 import type { OrderRow } from '../orders/order-row.js'
 import type { ReadModel } from '../orders/reader.js'
 import { timestampKey } from '../orders/timestamp-key.js'
+import { eachBatch } from './each-batch.js'
 
 export interface BrokenChain {
   readonly stream: string
@@ -87,14 +88,9 @@ export async function verifyOrders(options: VerifyOptions): Promise<VerifyReport
 
 async function orderStreamNames(store: EventStore): Promise<string[]> {
   const names = new Set<string>()
-  let after = null
-  for (;;) {
-    const batch = await store.readAll({ after, maxCount: 10_000, categories: [ORDER_CATEGORY] })
+  await eachBatch(store, { categories: [ORDER_CATEGORY], batch: 10_000 }, (batch) => {
     for (const event of batch) names.add(event.streamName)
-    const last = batch.at(-1)
-    if (last === undefined) break
-    after = last.position
-  }
+  })
   return [...names]
 }
 

@@ -8,9 +8,11 @@ import { eventLeafHash } from '../../audit/leaf.js'
 import type { SealRecord } from '../../audit/seal-records.js'
 import { AUDIT_LOG_FILES, currentGeneration, READ_MODEL_FILES, removeOldGenerations } from '../../generation/pointer.js'
 import { rebuildAuditLog } from '../audit-rebuild.js'
+import { eachBatch } from '../each-batch.js'
 import { rebuildReadModel } from '../rebuild.js'
-import { eachBatch } from './seal-log.js'
 import { SEALED_FROM } from './version-1.js'
+
+const BATCH = 5_000
 
 export interface FinishSealOptions {
   /** The log, the sealed one now in place. */
@@ -39,7 +41,7 @@ export async function finishSeal(options: FinishSealOptions): Promise<FinishedSe
   const { store, seal } = options
   const range = new CompactRange()
   const plain = new Set<string>()
-  await eachBatch(store, [ORDER_CATEGORY], (batch) => {
+  await eachBatch(store, { categories: [ORDER_CATEGORY], batch: BATCH }, (batch) => {
     for (const event of batch) {
       if (range.size < seal.statement.new_tree_size) range.append(eventLeafHash(event))
       if (event.metadata[SEALED_FROM] !== 1) continue

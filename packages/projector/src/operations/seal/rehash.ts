@@ -1,8 +1,9 @@
 import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
-import type { EventStore, Position, RecordedEvent } from '@waybill/event-store'
+import type { EventStore, RecordedEvent } from '@waybill/event-store'
 import { CompactRange, toHex } from '@waybill/merkle'
 import { SealBrokenError, type SubjectKeyStore } from '@waybill/personal-data'
 import { eventLeafHash } from '../../audit/leaf.js'
+import { eachBatch } from '../each-batch.js'
 import { SEALED_FROM, version1Form } from './version-1.js'
 
 /** What the re-hash of a sealed log found. */
@@ -48,22 +49,16 @@ export async function rehashSealedLog(store: Pick<EventStore, 'readAll'>, keys: 
       return null
     }
   }
-  let complete = true
-  for (let after: Position | null = null; range.size < size && complete;) {
-    const batch = await store.readAll({ after, maxCount: BATCH, categories: [ORDER_CATEGORY] })
+  // Stops where an event does not open (leafOf has said why): no root past it.
+  await eachBatch(store, { categories: [ORDER_CATEGORY], batch: BATCH }, (batch) => {
     for (const event of batch) {
       if (range.size === size) break
       const hash = leafOf(event)
-      if (hash === null) {
-        complete = false
-        break
-      }
+      if (hash === null) return false
       range.append(hash)
     }
-    const last = batch.at(-1)
-    if (last === undefined || batch.length < BATCH) break
-    after = last.position
-  }
-  if (complete && range.size < size) problems.push(`the log holds ${range.size} order events, the seal covered ${size}`)
+    return range.size < size
+  })
+  if (problems.length === 0 && range.size < size) problems.push(`the log holds ${range.size} order events, the seal covered ${size}`)
   return { root: problems.length === 0 ? toHex(range.root()) : null, size, opened, problems }
 }

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs'
 import { ORDER_CATEGORY, parseOrderStreamName } from '@waybill/domain'
-import { openSqliteEventStore, type BlobStore, type EventStore, type Position, type RecordedEvent } from '@waybill/event-store'
+import { openSqliteEventStore, type BlobStore, type EventStore, type RecordedEvent } from '@waybill/event-store'
 import { CompactRange, signSealStatement, signTreeHead, toHex, verifyConsistency, type SealStatement } from '@waybill/merkle'
 import type { KeyRequest, SubjectKeyStore } from '@waybill/personal-data'
 import { AuditLog } from '../../audit/audit-log.js'
@@ -9,6 +9,7 @@ import { eventLeafHash } from '../../audit/leaf.js'
 import type { SealRecord } from '../../audit/seal-records.js'
 import type { SigningKey } from '../../audit/signing-key.js'
 import { rebuildAuditLog } from '../audit-rebuild.js'
+import { eachBatch } from '../each-batch.js'
 import { rehashSealedLog } from './rehash.js'
 import { isVersion1, rechained, SEALED_FROM, sealVersion1, version1Images } from './version-1.js'
 
@@ -44,7 +45,7 @@ const KEY_BATCH = 1_000
 export async function countVersion1(store: Pick<EventStore, 'readAll'>): Promise<{ readonly orderEvents: number; readonly plain: number }> {
   let orderEvents = 0
   let plain = 0
-  await eachBatch(store, [ORDER_CATEGORY], (batch) => {
+  await eachBatch(store, { categories: [ORDER_CATEGORY], batch: BATCH }, (batch) => {
     orderEvents += batch.length
     for (const event of batch) if (isVersion1(event)) plain += 1
   })
@@ -124,7 +125,7 @@ export async function writeSealedLog(options: SealOptions): Promise<SealPlan> {
 /** Each order with a version-1 ORDER_ADD: its key is made with the customer it names. */
 async function ordersToKey(store: Pick<EventStore, 'readAll'>): Promise<KeyRequest[]> {
   const requests: KeyRequest[] = []
-  await eachBatch(store, [ORDER_CATEGORY], (batch) => {
+  await eachBatch(store, { categories: [ORDER_CATEGORY], batch: BATCH }, (batch) => {
     for (const event of batch) {
       const name = parseOrderStreamName(event.streamName)
       if (name === null || event.type !== 'OrderAdded' || !isVersion1(event) || typeof event.data.customer !== 'string') continue
@@ -145,7 +146,7 @@ async function writeLog(options: SealOptions, size: number): Promise<{ oldRoot: 
   const sealedImages = new Set<string>()
   let events = 0
   try {
-    await eachBatch(store, undefined, async (batch) => {
+    await eachBatch(store, { batch: BATCH }, async (batch) => {
       const out: RecordedEvent[] = []
       for (const event of batch) {
         const isOrder = parseOrderStreamName(event.streamName) !== null
@@ -190,17 +191,5 @@ async function plainImages(blobs: Pick<BlobStore, 'read'>, event: RecordedEvent)
     images.set(sha256, Buffer.concat(read.chunks, read.size))
   }
   return images
-}
-
-/** Every event of the log (of `categories`), a batch at a time, in position order. */
-export async function eachBatch(store: Pick<EventStore, 'readAll'>, categories: readonly string[] | undefined,
-  use: (batch: readonly RecordedEvent[]) => void | Promise<void>): Promise<void> {
-  for (let after: Position | null = null; ;) {
-    const batch = await store.readAll({ after, maxCount: BATCH, ...(categories === undefined ? {} : { categories }) })
-    if (batch.length > 0) await use(batch)
-    const last = batch.at(-1)
-    if (last === undefined || batch.length < BATCH) return
-    after = last.position
-  }
 }
 
