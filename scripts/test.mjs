@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test` after the build: every package's node-tap suite, two packages at a time
 // (`pnpm -r --workspace-concurrency=2`, two test files at a time each, each package's output
-// printed whole when it ends), the type check and the lint beside them at a lower priority (they
-// use the CPU the suites leave idle while their files wait on sockets and timers), then the tests
-// that measure latency alone on the machine. Ends with each package's wall time and one summary
+// printed whole when it ends), then the tests that measure latency alone on the machine. The type
+// check and the lint are `pnpm lint`, a command of their own (the README's test line runs both). Ends with each package's wall time and one summary
 // line over all packages, which CI and the notes read: "Tests: N passed, N failed, N skipped".
 // The browser test needs Chromium (packages/console/README.md; .ci/run installs it).
 import { spawn } from 'node:child_process'
@@ -55,21 +54,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { stopAll
 // tap builds its test class for the plugin list (taprc.base.yaml) on its first run; two runs must
 // not build it at once.
 await run('pnpm', ['--filter', '@waybill/merkle', 'exec', 'tap', 'build'], { echo: false })
-// `--checks` (what `pnpm test` passes): the type check and the lint beside the suites. A problem
-// they find stops everything at once, as if they had run first.
-const checks = !process.argv.includes('--checks') ? Promise.resolve() : run('sh', ['-c', 'pnpm typecheck && pnpm lint'], { echo: false, nice: true }).then(({ code, output }) => {
-  if (code === 0) {
-    process.stdout.write('\n=== typecheck and lint: passed\n')
-    return
-  }
-  process.stdout.write(`\n=== typecheck and lint: FAILED, the suites are stopped\n${output}`)
-  stopAll()
-  process.exit(1)
-})
 const suites = await run('pnpm', ['-r', '--workspace-concurrency=2', '--no-sort', '--no-bail', '--if-present', '--aggregate-output', 'test', '--jobs=2'])
 count(suites.output)
 failed ||= suites.code !== 0
-await checks
 // Measures the server's latency: beside another test file, the other file's CPU is what it would measure.
 const stall = await run('pnpm', ['--filter', '@waybill/http', 'exec', 'tap', '--jobs=1', 'test/alone/stall.e2e.ts'])
 count(stall.output)

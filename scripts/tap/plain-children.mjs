@@ -11,6 +11,8 @@
 // What is lost: the children's lines in the coverage reports, which no package enforces (the
 // packages whose coverage is enforced, domain, keys and merkle, start no process); the commands'
 // code is covered by the in-process tests (packages/cli/src/testing.ts).
+import { createRequire, syncBuiltinESMExports } from 'node:module'
+
 const spawnHooks = globalThis[Symbol.for('process-on-spawn@*:singletonId')]
 const processinfo = /[\\/]@tapjs[\\/]processinfo[\\/]/
 
@@ -22,3 +24,17 @@ spawnHooks?.listeners.push((spawned) => {
   else delete env.NODE_OPTIONS
   spawned.env = env
 })
+
+// The same for the worker threads a test starts (the SQLite writer, the projector thread, …):
+// Node starts each with the process's own flags, processinfo's `--import` among them, and
+// processinfo then registers its hooks and its coverage session in each (~120 ms of CPU per
+// thread). A Worker given no `execArgv` gets the test process's flags without processinfo's.
+const threads = createRequire(import.meta.url)('node:worker_threads')
+const { Worker: NodeWorker } = threads
+const flags = process.execArgv.filter((flag) => !processinfo.test(flag))
+threads.Worker = class Worker extends NodeWorker {
+  constructor(filename, options = {}) {
+    super(filename, options.execArgv === undefined ? { ...options, execArgv: flags } : options)
+  }
+}
+syncBuiltinESMExports()
