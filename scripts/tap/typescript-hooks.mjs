@@ -15,6 +15,7 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { transform } from 'esbuild'
+import { bundledUrl } from './bundled-packages.mjs'
 
 const TS = /\.[cm]?ts$/
 // The compiler options the build uses (esbuild reads those that change the output: the target's
@@ -27,7 +28,8 @@ const TSCONFIG = JSON.parse(await readFile(new URL('../../tsconfig.base.json', i
  */
 export async function resolve(specifier, context, nextResolve) {
   try {
-    return await nextResolve(specifier, context)
+    const resolved = await nextResolve(specifier, context)
+    return specifier === 'typebox' || specifier.startsWith('typebox/') ? { ...resolved, url: await bundledUrl(resolved.url) } : resolved
   } catch (error) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !/^\.{1,2}\/|^file:/.test(specifier) || !/\.[cm]?js$/.test(specifier)) throw error
     try {
