@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// `pnpm test` after the build: every package's node-tap suite, two packages at a time
-// (`pnpm -r --workspace-concurrency=2`, two test files at a time each, each package's output
-// printed whole when it ends), then the tests that measure latency alone on the machine. The type
-// check and the lint are `pnpm lint`, a command of their own (the README's test line runs both). Ends with each package's wall time and one summary
-// line over all packages, which CI and the notes read: "Tests: N passed, N failed, N skipped".
+// `pnpm test` after the build: every package's node-tap suite, two packages at a time (the
+// longest first, two test files at a time each, each package's output printed whole when it
+// ends), then the tests that measure latency alone on the machine. The type check and the lint
+// are `pnpm lint`, a command of their own (the README's test line runs both). Ends with each
+// package's wall time and one summary line over all packages, which CI and the notes read:
+// "Tests: N passed, N failed, N skipped".
 // The browser test needs Chromium (packages/console/README.md; .ci/run installs it).
 import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
 const totals = { pass: 0, fail: 0, skip: 0 }
@@ -13,9 +16,9 @@ let failed = false
 const running = new Set()
 
 /** Runs `command` in its own process group; resolves with its exit code and its output, echoed as it comes. */
-function run(command, args, { echo = true, nice = false } = {}) {
+function run(command, args, { echo = true, cwd = root } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(nice ? 'nice' : command, nice ? ['-n', '10', command, ...args] : args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     running.add(child)
     let output = ''
     const take = (chunk) => {
@@ -54,13 +57,32 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { stopAll
 // tap builds its test class for the plugin list (taprc.base.yaml) on its first run; two runs must
 // not build it at once.
 await run('pnpm', ['--filter', '@waybill/merkle', 'exec', 'tap', 'build'], { echo: false })
-const suites = await run('pnpm', ['-r', '--workspace-concurrency=2', '--no-sort', '--no-bail', '--if-present', '--aggregate-output', 'test', '--jobs=2'])
-count(suites.output)
-failed ||= suites.code !== 0
+// Two packages at a time, the longest first (their wall times on the 2-core machine), so that
+// the short ones fill the end instead of one long one running alone; a package missing from the
+// list (a new one) runs after them.
+const LONGEST_FIRST = ['cli', 'http', 'event-store', 'bench', 'projector', 'domain', 'console', 'webhooks', 'merkle', 'keys', 'personal-data']
+const tested = readdirSync(join(root, 'packages')).filter((name) => {
+  const manifest = join(root, 'packages', name, 'package.json')
+  return existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).scripts?.test !== undefined
+})
+const queue = [...LONGEST_FIRST.filter((name) => tested.includes(name)), ...tested.filter((name) => !LONGEST_FIRST.includes(name))]
+let suitesOutput = ''
+/** Runs one package's suite (two test files at a time) and prints its output whole, each line prefixed with the package. */
+async function suite(name) {
+  const { code, output } = await run('./node_modules/.bin/tap', ['--jobs=2'], { echo: false, cwd: join(root, 'packages', name) })
+  const prefixed = output.replace(/\n$/, '').split('\n').map((line) => `packages/${name} test: ${line}\n`).join('')
+  process.stdout.write(prefixed)
+  suitesOutput += prefixed
+  failed ||= code !== 0
+}
+await Promise.all([0, 1].map(async () => {
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) await suite(name)
+}))
+count(suitesOutput)
 // Measures the server's latency: beside another test file, the other file's CPU is what it would measure.
 const stall = await run('pnpm', ['--filter', '@waybill/http', 'exec', 'tap', '--jobs=1', 'test/alone/stall.e2e.ts'])
 count(stall.output)
 failed ||= stall.code !== 0
-process.stdout.write(`\nWall time per package (two at once): ${wallTimes(suites.output)}\n`)
+process.stdout.write(`\nWall time per package (two at once): ${wallTimes(suitesOutput)}\n`)
 process.stdout.write(`\nTests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skip} skipped\n`)
 process.exitCode = failed ? 1 : 0
