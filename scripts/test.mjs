@@ -16,13 +16,14 @@ let failed = false
 const running = new Set()
 
 /** Runs `command` in its own process group; resolves with its exit code and its output, echoed as it comes. */
-function run(command, args, { echo = true, cwd = root } = {}) {
+function run(command, args, { echo = true, cwd = root, onOutput = () => {} } = {}) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     running.add(child)
     let output = ''
     const take = (chunk) => {
       output += chunk
+      onOutput()
       if (echo) process.stdout.write(chunk)
     }
     child.stdout.on('data', take)
@@ -54,9 +55,6 @@ function stopAll() {
 }
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { stopAll(); process.exit(130) })
 
-// tap builds its test class for the plugin list (taprc.base.yaml) on its first run; two runs must
-// not build it at once.
-await run('pnpm', ['--filter', '@waybill/merkle', 'exec', 'tap', 'build'], { echo: false })
 // Two packages at a time, the longest first (their wall times on the 2-core machine), so that
 // the short ones fill the end instead of one long one running alone; a package missing from the
 // list (a new one) runs after them.
@@ -67,17 +65,27 @@ const tested = readdirSync(join(root, 'packages')).filter((name) => {
 })
 const queue = [...LONGEST_FIRST.filter((name) => tested.includes(name)), ...tested.filter((name) => !LONGEST_FIRST.includes(name))]
 let suitesOutput = ''
-/** Runs one package's suite (two test files at a time) and prints its output whole, each line prefixed with the package. */
-async function suite(name) {
-  const { code, output } = await run('./node_modules/.bin/tap', ['--jobs=2'], { echo: false, cwd: join(root, 'packages', name) })
+/**
+ * Runs one package's suite (two test files at a time) and prints its output whole, each line
+ * prefixed with the package. `onOutput` is told when tap first writes, which it does once it has
+ * (re)built its test class for the plugin list (taprc.base.yaml) if it had to.
+ */
+async function suite(name, onOutput = () => {}) {
+  const { code, output } = await run('./node_modules/.bin/tap', ['--jobs=2'], { echo: false, cwd: join(root, 'packages', name), onOutput })
   const prefixed = output.replace(/\n$/, '').split('\n').map((line) => `packages/${name} test: ${line}\n`).join('')
   process.stdout.write(prefixed)
   suitesOutput += prefixed
   failed ||= code !== 0
 }
-await Promise.all([0, 1].map(async () => {
+const lane = async () => {
   for (let name = queue.shift(); name !== undefined; name = queue.shift()) await suite(name)
-}))
+}
+// Two tap runs must not build the test class at once: the second lane starts when the first
+// package's tap has begun its tests (or ended).
+const first = queue.shift()
+let begun
+const started = new Promise((resolve) => { begun = resolve })
+await Promise.all([first === undefined ? begun() : suite(first, () => begun()).finally(() => begun()).then(lane), started.then(lane)])
 count(suitesOutput)
 // Measures the server's latency: beside another test file, the other file's CPU is what it would measure.
 const stall = await run('pnpm', ['--filter', '@waybill/http', 'exec', 'tap', '--jobs=1', 'test/alone/stall.e2e.ts'])
