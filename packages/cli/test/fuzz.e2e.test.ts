@@ -10,7 +10,7 @@ import { fuzzCase, hugeCases, type FuzzCase } from './fuzz-cases.js'
 import { serve } from './waybill-process.js'
 
 // WAYBILL_FUZZ_RUNS=100000 for a long run; WAYBILL_FUZZ_SEED replays one.
-const RUNS = Number(process.env['WAYBILL_FUZZ_RUNS'] ?? 10_000)
+const RUNS = Number(process.env['WAYBILL_FUZZ_RUNS'] ?? 5_000)
 const SEED = Number(process.env['WAYBILL_FUZZ_SEED'] ?? Date.now() % 2 ** 31)
 const CONCURRENCY = 32
 t.setTimeout(120_000 + RUNS * 10)
