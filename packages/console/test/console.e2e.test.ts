@@ -15,8 +15,16 @@ import { pngDataUrl, post } from './waybill.js'
 
 // One real `waybill serve` (in this process; HTTPS, its self-signed certificate), one Chromium, a few pages: sign
 // in, find an order, read its history, images and verdict; then an attacker rewrites an event in
-// the store and the console turns red. Screenshots for the README land in docs/screenshots/.
+// the store and the console turns red. With WAYBILL_SCREENSHOTS=1 it writes the README's
+// screenshots to docs/screenshots/ (a full-page PNG costs Chromium CPU each run, and a run would
+// otherwise rewrite tracked files).
 const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
+const TAKE_SCREENSHOTS = process.env['WAYBILL_SCREENSHOTS'] === '1'
+
+/** Writes the page to docs/screenshots/`name` when WAYBILL_SCREENSHOTS=1. */
+async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  if (TAKE_SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, name), fullPage })
+}
 const require = createRequire(import.meta.url)
 const AXE = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8')
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'
@@ -151,7 +159,7 @@ t.test('the console is served with its strict CSP', async (t) => {
   t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in to the Waybill console')
   t.same(await axeViolations(page), [], 'no serious or critical axe violation on the sign-in page')
   await page.getByLabel('API key').fill('wb_live_not-a-real-key')
-  await page.screenshot({ path: join(SCREENSHOTS, 'console-sign-in.png') })
+  await screenshot(page, 'console-sign-in.png')
 })
 
 t.test('a wrong key, a revoked key and a key that cannot read each get a clear page', async (t) => {
@@ -190,7 +198,7 @@ t.test('an auditor signs in, filters the orders, pages through them, and opens o
 
   await page.goto(`${served.httpsUrl}/console/#/orders`)
   await page.locator('#results[aria-busy="false"]').waitFor()
-  await page.screenshot({ path: join(SCREENSHOTS, 'console-orders.png'), fullPage: true })
+  await screenshot(page, 'console-orders.png', true)
 
   // Cursor paging, two orders a page: the API's own cursor, kept in the fragment.
   await page.goto(`${served.httpsUrl}/console/#/orders?limit=2`)
@@ -241,7 +249,7 @@ t.test('an auditor reads the webhook endpoints and the delivery log, failed atte
   t.equal(await page.locator('table.deliveries tbody .outcome-delivered').count(), 6, 'every event delivered to the first endpoint once')
   const everyAttempt = await log.locator('td.id').allTextContents()
   t.same(await axeViolations(page), [], 'webhooks page')
-  await page.screenshot({ path: join(SCREENSHOTS, 'console-webhooks.png'), fullPage: true })
+  await screenshot(page, 'console-webhooks.png', true)
 
   await page.getByLabel('Failed attempts only').check()
   await page.getByRole('button', { name: 'Show' }).click()
@@ -300,7 +308,7 @@ t.test('the order page shows the timeline, the state after each event, the image
   t.match(await timeline.nth(2).locator('.state-after').textContent(), /statuscompleted/, 'the state after the completion')
   t.match(await timeline.nth(2).locator('dl.meta').textContent(), /Sent with key[A-Za-z0-9]{12} \(server's record, not signed\)Request/, 'who sent it, marked as not in the leaf')
   t.same(await axeViolations(page), [], 'order page')
-  await page.screenshot({ path: join(SCREENSHOTS, 'console-order-verified.png'), fullPage: true })
+  await screenshot(page, 'console-order-verified.png', true)
 
   // Exports are made in the page.
   const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()])
@@ -359,7 +367,7 @@ t.test('an erased order is still verified, its personal fields marked erased', a
   t.notMatch(await page.locator('main').textContent(), /Ann Roe|Porto/, 'no erased value on the page')
   t.match(await page.locator('ol.timeline > li').last().locator('h3').textContent(), /PersonalDataErased/)
   t.same(await axeViolations(page), [], 'erased order page')
-  await page.screenshot({ path: join(SCREENSHOTS, 'console-order-erased.png'), fullPage: true })
+  await screenshot(page, 'console-order-erased.png', true)
 })
 
 t.test('an event rewritten in the store as an attacker would (hash chain and all) turns the console red', async (t) => {
@@ -394,6 +402,6 @@ t.test('an event rewritten in the store as an attacker would (hash chain and all
   t.match(await page.locator('#verdict .outcome').textContent(), /revision 2 fails: the event differs from leaf \d+/)
   t.equal(await page.locator('#event-2.failed').count(), 1, 'the failing event is marked in the timeline')
   t.match(await page.locator('#event-2').textContent(), /John Roe/)
-  await page.screenshot({ path: join(SCREENSHOTS, 'console-order-failed.png'), fullPage: true })
+  await screenshot(page, 'console-order-failed.png', true)
   t.same(problems, [], 'no script error and nothing blocked by the CSP')
 })
