@@ -21,6 +21,17 @@ import { pngDataUrl, post } from './waybill.js'
 const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 const TAKE_SCREENSHOTS = process.env['WAYBILL_SCREENSHOTS'] === '1'
 
+/**
+ * Runs `navigate` and waits for the section `id` (#results, #deliveries) of the page it brings to
+ * have loaded: the section shown before is marked first, since it is also "not busy" until the
+ * router replaces it, and a wait on the URL alone can end before that.
+ */
+async function loaded(page: Page, id: string, navigate: () => Promise<unknown>): Promise<void> {
+  await page.evaluate((section) => document.getElementById(section)?.setAttribute('data-left', ''), id)
+  await navigate()
+  await page.locator(`#${id}:not([data-left])[aria-busy="false"]`).waitFor()
+}
+
 /** Writes the page to docs/screenshots/`name` when WAYBILL_SCREENSHOTS=1. */
 async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   if (TAKE_SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, name), fullPage })
@@ -189,27 +200,24 @@ t.test('an auditor signs in, filters the orders, pages through them, and opens o
   // Keyboard only: the status filter, then Search.
   await page.getByLabel('Status').selectOption('completed')
   await page.getByLabel('Location').fill('Lyon')
-  await page.getByLabel('Location').press('Enter')
-  await page.waitForURL(/status=completed/)
-  await page.locator('#results[aria-busy="false"]').waitFor()
+  await loaded(page, 'results', async () => {
+    await page.getByLabel('Location').press('Enter')
+    await page.waitForURL(/status=completed/)
+  })
   t.equal(await page.locator('table.orders tbody tr').count(), 1)
   t.equal(await page.locator('table.orders tbody th a').textContent(), 'D-100')
   t.same(await axeViolations(page), [], 'order list')
 
-  await page.goto(`${served.httpsUrl}/console/#/orders`)
-  await page.locator('#results[aria-busy="false"]').waitFor()
+  await loaded(page, 'results', () => page.goto(`${served.httpsUrl}/console/#/orders`))
   await screenshot(page, 'console-orders.png', true)
 
   // Cursor paging, two orders a page: the API's own cursor, kept in the fragment.
   await page.goto(`${served.httpsUrl}/console/#/orders?limit=2`)
   await page.locator('#account').fill('acme')
-  await page.getByRole('button', { name: 'Search' }).click()
-  await page.locator('#results[aria-busy="false"]').waitFor()
+  await loaded(page, 'results', () => page.getByRole('button', { name: 'Search' }).click())
   const seen = [await page.locator('table.orders tbody th').allTextContents()]
   while (await page.getByRole('link', { name: 'Next page' }).count() > 0) {
-    await page.getByRole('link', { name: 'Next page' }).click()
-    await page.waitForURL(/cursor=/)
-    await page.locator('#results[aria-busy="false"]').waitFor()
+    await loaded(page, 'results', () => page.getByRole('link', { name: 'Next page' }).click())
     seen.push(await page.locator('table.orders tbody th').allTextContents())
     if (seen.length > 5) break
   }
@@ -252,28 +260,42 @@ t.test('an auditor reads the webhook endpoints and the delivery log, failed atte
   await screenshot(page, 'console-webhooks.png', true)
 
   await page.getByLabel('Failed attempts only').check()
-  await page.getByRole('button', { name: 'Show' }).click()
-  await page.waitForURL(/failed=true/)
-  await page.locator('#deliveries[aria-busy="false"]').waitFor()
+  await loaded(page, 'deliveries', () => page.getByRole('button', { name: 'Show' }).click())
+  t.match(page.url(), /failed=true/)
   t.ok(await log.count() >= 3, 'the refused and the gone attempts')
   t.equal(await page.locator('table.deliveries tbody .outcome-delivered').count(), 0, 'only attempts that did not deliver')
   await page.getByLabel('Endpoint', { exact: true }).selectOption({ index: 2 })
-  await page.getByRole('button', { name: 'Show' }).click()
-  await page.waitForURL(/endpoint=ep_\w+&failed=true/)
-  await page.locator('#deliveries[aria-busy="false"]').waitFor()
+  await loaded(page, 'deliveries', () => page.getByRole('button', { name: 'Show' }).click())
+  t.match(page.url(), /endpoint=ep_\w+&failed=true/)
   t.equal(await log.count(), 1, "the second endpoint's one attempt")
   await log.locator('a').first().click()
   await page.getByRole('heading', { name: 'Order D-101', level: 1 }).waitFor()
   t.match(page.url(), /#\/order\?id=D-101&account=acme$/, "an attempt's order opens its page")
 
+  // A reader who moves on before the order's answers came keeps the page they moved to (the
+  // order's state is held back half a second).
+  let stateAsked!: () => void
+  const asked = new Promise<void>((resolve) => { stateAsked = resolve })
+  await page.route('**/v1/orders/D-101?*', async (route) => {
+    stateAsked()
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await route.continue()
+  })
+  // (`again`: a fragment other than the one shown, so that the router loads the page again.)
+  await page.goto(`${served.httpsUrl}/console/#/order?id=D-101&account=acme&again=1`)
+  await asked
+  const late = page.waitForResponse('**/v1/orders/D-101?*')
+  await loaded(page, 'deliveries', () => page.goto(`${served.httpsUrl}/console/#/webhooks`))
+  await late
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  t.same(await page.locator('h1').allTextContents(), ['Webhooks'], 'the late answer does not replace the page moved to')
+  await page.unroute('**/v1/orders/D-101?*')
+
   // The log's own cursor, three attempts a page: every attempt once, newest first.
-  await page.goto(`${served.httpsUrl}/console/#/webhooks?limit=3`)
-  await page.locator('#deliveries[aria-busy="false"]').waitFor()
+  await loaded(page, 'deliveries', () => page.goto(`${served.httpsUrl}/console/#/webhooks?limit=3`))
   const seen = [await log.locator('td.id').allTextContents()]
   while (await page.getByRole('link', { name: 'Older attempts' }).count() > 0 && seen.length < 10) {
-    await page.getByRole('link', { name: 'Older attempts' }).click()
-    await page.waitForURL(/before=/)
-    await page.locator('#deliveries[aria-busy="false"]').waitFor()
+    await loaded(page, 'deliveries', () => page.getByRole('link', { name: 'Older attempts' }).click())
     seen.push(await log.locator('td.id').allTextContents())
   }
   t.ok(seen.length >= 3 && seen.slice(0, -1).every((rows) => rows.length === 3), `pages of three (${seen.map((rows) => rows.length).join(', ')})`)

@@ -24,6 +24,22 @@ export function fill(element: Element, children: readonly Children[], replace = 
   else element.append(...present)
 }
 
+let navigations = 0
+
+/** Called by the router on each navigation. */
+export function navigated(): void {
+  navigations += 1
+}
+
+/**
+ * Taken by a page when it starts: whether it is still the page shown (no navigation since), so
+ * that an answer which comes late never replaces the page the reader has moved on to.
+ */
+export function stillShown(): () => boolean {
+  const mine = navigations
+  return () => mine === navigations
+}
+
 /** Replaces the main region's content and moves focus to its heading, as a page change should. */
 export function show(...children: readonly Children[]): void {
   const main = document.getElementById('main')

@@ -1,6 +1,6 @@
 import './styles.css'
 import { Api } from './api.js'
-import { fill, h } from './dom.js'
+import { fill, h, navigated } from './dom.js'
 import { keyRefused } from './key-refused.js'
 import { clearSession, loadSession, type Session } from './session.js'
 import { orderPage } from './views/order.js'
@@ -12,6 +12,7 @@ import { webhooksPage } from './views/webhooks.js'
 function route(): void {
   // The skip link's own target, not a page.
   if (location.hash === '#main') return
+  navigated()
   const session = loadSession()
   renderHeader(session)
   if (session === null) {

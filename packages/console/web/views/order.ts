@@ -1,6 +1,6 @@
 import { ApiError, type Api, type History, type Order } from '../api.js'
 import { show as showValue } from '../changes.js'
-import { h, show } from '../dom.js'
+import { h, show, stillShown } from '../dom.js'
 import { download } from '../download.js'
 import type { Session } from '../session.js'
 import { withImageFailures } from '../verify/images.js'
@@ -13,6 +13,7 @@ import { fetchVerdict, renderVerdict } from './verdict-box.js'
 /** An order's page: state, images, the verdict, and the timeline of its events. */
 export async function orderPage(api: Api, session: Session, params: URLSearchParams): Promise<void> {
   revokeImages()
+  const current = stillShown()
   const id = params.get('id') ?? ''
   const account = session.auditor ? params.get('account') ?? undefined : undefined
   // The order's account as this page knows it (the key's own, or the one the auditor named), never
@@ -24,11 +25,13 @@ export async function orderPage(api: Api, session: Session, params: URLSearchPar
   try {
     history = await api.history(id, account)
   } catch (error) {
+    if (!current()) return
     show(h('h1', {}, `Order ${id}`), h('p', { role: 'alert', class: 'error' },
       error instanceof ApiError && error.problem.code === 'not_found' ? 'No such order for this key (or in this account).' : messageOf(error)))
     return
   }
-  const current = await api.order(id, account).catch(() => null)
+  const state = await api.order(id, account).catch(() => null)
+  if (!current()) return
   const verdictBox = h('section', { id: 'verdict', class: 'verdict verdict-checking', 'aria-labelledby': 'verdict-title', 'aria-live': 'polite' },
     h('h2', { id: 'verdict-title' }, 'Verification'), h('p', {}, 'Checking the history and its images against the signed log…'))
   const images = imagesSection(api, history, id, account)
@@ -37,11 +40,12 @@ export async function orderPage(api: Api, session: Session, params: URLSearchPar
     account !== undefined ? h('p', { class: 'account' }, `Account ${account}`) : null,
     verdictBox,
     actions(history, () => verdictBox.dataset['verdict'] ?? null, () => api.historyCsv(id, account)),
-    current !== null ? stateSection(current) : null,
+    state !== null ? stateSection(state) : null,
     images.section,
     timelineOf(history),
   )
   const [verdict, imageFailures] = await Promise.all([fetchVerdict(api, id, account, history, expected, session.pinnedKeyId), images.checked])
+  if (!current()) return
   const final = withImageFailures(verdict, imageFailures)
   renderVerdict(verdictBox, final, history, session.pinnedKeyId !== undefined)
   if (final !== null && final.kind === 'failed' && final.revision !== null) {
