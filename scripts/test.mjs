@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm test` after the build: every package's node-tap suite, two packages at a time (the
+// `pnpm test`: the build, then every package's node-tap suite, two packages at a time (the
 // longest first, two test files at a time each, each package's output printed whole when it
 // ends), then the tests that measure latency alone on the machine. The type check and the lint
 // are `pnpm lint`, a command of their own (the README's test line runs both). Ends with each
@@ -75,11 +75,16 @@ async function suite(name) {
 const lane = async () => {
   for (let name = queue.shift(); name !== undefined; name = queue.shift()) await suite(name)
 }
-// tap builds its test class for the plugin list (taprc.base.yaml) when the one built differs;
-// two runs must not build it at once, so it is built here first. (Leaving it to the first
-// package's run and starting the second once that one wrote was tried: on a fresh clone the two
-// raced, and the cli suite took 300 s instead of 146 s.)
-await run('./node_modules/.bin/tap', ['build'], { echo: false, cwd: join(root, 'packages', queue[0] ?? 'cli') })
+// First the build (`pnpm build`: tsc, one core) and, beside it, tap's test class for the plugin
+// list (taprc.base.yaml), which tap would otherwise rebuild in the first suites when it differs
+// from the one built: two runs must not build it at once. (Leaving it to the first package's run
+// and starting the second once that one wrote was tried: on a fresh clone the two raced, and the
+// cli suite took 300 s instead of 146 s.)
+const [build] = await Promise.all([run('pnpm', ['build']), run('./node_modules/.bin/tap', ['build'], { echo: false, cwd: join(root, 'packages', queue[0] ?? 'cli') })])
+if (build.code !== 0) {
+  process.stdout.write('\npnpm build failed: no suite was run\n')
+  process.exit(1)
+}
 await Promise.all([lane(), lane()])
 count(suitesOutput)
 // Measures the server's latency: beside another test file, the other file's CPU is what it would measure.
