@@ -80,7 +80,12 @@ const lane = async () => {
 // from the one built: two runs must not build it at once. (Leaving it to the first package's run
 // and starting the second once that one wrote was tried: on a fresh clone the two raced, and the
 // cli suite took 300 s instead of 146 s.)
-const [build] = await Promise.all([run('pnpm', ['build']), run('./node_modules/.bin/tap', ['build'], { echo: false, cwd: join(root, 'packages', queue[0] ?? 'cli') })])
+const [build] = await Promise.all([
+  run('pnpm', ['build']),
+  run('./node_modules/.bin/tap', ['build'], { echo: false, cwd: join(root, 'packages', queue[0] ?? 'cli') }),
+  // The test processes' TypeBox bundle (scripts/tap/bundled-packages.mjs), made once here.
+  run(process.execPath, ['scripts/tap/bundled-packages.mjs'], { echo: false }),
+])
 if (build.code !== 0) {
   process.stdout.write('\npnpm build failed: no suite was run\n')
   process.exit(1)

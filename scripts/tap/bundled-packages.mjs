@@ -8,8 +8,9 @@
 // common chunks, so that `typebox`, `typebox/compile`, … still share one copy of each module
 // (one Kind, one error class), and a test process loads a few files instead. It is TypeBox's own
 // code, unchanged; only the test processes load it so. The bundle is kept in
-// node_modules/.cache/, named by TypeBox's version, and made by the first process that needs it
-// (written beside, then renamed into place: processes racing to make it agree).
+// node_modules/.cache/, named by TypeBox's version, and made by `pnpm test` before the suites
+// (or by the first test process that needs it, under `npx tap`: written beside, then renamed
+// into place, so that processes racing to make it agree).
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -65,4 +66,13 @@ export async function bundledUrl(url) {
   const bundle = await bundleOf(dir)
   const file = join(bundle, relative(join(dir, 'build'), fileURLToPath(url)))
   return existsSync(file) ? pathToFileURL(file).href : url
+}
+
+// `node scripts/tap/bundled-packages.mjs` (scripts/test.mjs, beside the build): makes the bundle
+// before the suites start, rather than in the first test processes, which would all race to.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const domain = new URL('../../packages/domain/package.json', import.meta.url)
+  const { createRequire } = await import('node:module')
+  const entry = pathToFileURL(createRequire(domain).resolve('typebox')).href
+  await bundledUrl(entry)
 }
