@@ -162,7 +162,7 @@ t.test(`no tenant slows the others: 8 clients reading the history, proofs and im
 /** One run of the read probe: eight clients reading the maximal order from one child, /healthz polled from another. */
 async function readOnce(t: Test, url: string, caPath: string, key: string) {
   const reader = startChild(t, '../order-reader.ts', 'WAYBILL_ORDER_READER', {
-    url, caPath, key, lanes: 8, forMs: 4000,
+    url, caPath, key, lanes: 8, forMs: 2000,
     paths: [`/v1/orders/MAX/events?limit=${LIMITS.historyPageMax}`, `/v1/orders/MAX/proof?limit=${LIMITS.historyPageMax}`, '/v1/orders/MAX/pod',
       '/v1/orders/MAX/signature', '/v1/orders/MAX/events?format=csv', '/v1/orders/MAX/events'],
   } satisfies ReaderSettings)
