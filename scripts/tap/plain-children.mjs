@@ -7,7 +7,7 @@
 // records every file it loads with its line lengths, and collects precise V8 coverage. Measured on
 // `waybill serve` from start to listening: 1.4 s of CPU plain, 3.6 s so instrumented; the suite
 // starts dozens. The listener below runs after processinfo's (this file is imported after it) and
-// takes processinfo out of the child's environment again, keeping every other NODE_OPTIONS entry.
+// takes processinfo's option out of the child's NODE_OPTIONS again, the rest left as written.
 // What is lost: the children's lines in the coverage reports, which no package enforces (the
 // packages whose coverage is enforced, domain, keys and merkle, start no process); the commands'
 // code is covered by the in-process tests (packages/cli/src/testing.ts).
@@ -15,12 +15,14 @@ import { createRequire, syncBuiltinESMExports } from 'node:module'
 
 const spawnHooks = globalThis[Symbol.for('process-on-spawn@*:singletonId')]
 const processinfo = /[\\/]@tapjs[\\/]processinfo[\\/]/
+/** processinfo's `--import=…` (or `--loader=…`) in a NODE_OPTIONS string, with the space before it. */
+const processinfoOption = new RegExp(String.raw`(^|\s+)\S*${processinfo.source}\S*`, 'g')
 
 spawnHooks?.listeners.push((spawned) => {
   const env = { ...spawned.env }
   for (const name of Object.keys(env)) if (name.startsWith('_TAPJS_PROCESSINFO_')) delete env[name]
-  const options = (env.NODE_OPTIONS ?? '').split(/\s+/).filter((option) => option !== '' && !processinfo.test(option))
-  if (options.length > 0) env.NODE_OPTIONS = options.join(' ')
+  const options = (env.NODE_OPTIONS ?? '').replace(processinfoOption, '').trim()
+  if (options !== '') env.NODE_OPTIONS = options
   else delete env.NODE_OPTIONS
   spawned.env = env
 })
