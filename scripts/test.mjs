@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // `pnpm test`: the build (without its type check), then every package's node-tap suite, two
 // packages at a time (the longest first, two test files at a time each, each package's output
-// printed whole when it ends), then the tests that measure latency alone on the machine. The type check and the lint
-// are `pnpm lint`, a command of their own (the README's test line runs both). Ends with each
-// package's wall time and one summary line over all packages, which CI and the notes read:
-// "Tests: N passed, N failed, N skipped".
+// printed whole when it ends), then the tests that measure latency alone on the machine. The
+// type check and the lint are `pnpm lint`, a command of their own (the README's test line runs
+// both). Ends with each package's wall time and one summary line over all packages, which CI and
+// the notes read: "Tests: N passed, N failed, N skipped".
 // The browser test needs Chromium (packages/console/README.md; .ci/run installs it).
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -64,9 +64,13 @@ const tested = readdirSync(join(root, 'packages')).filter((name) => {
 })
 const queue = [...LONGEST_FIRST.filter((name) => tested.includes(name)), ...tested.filter((name) => !LONGEST_FIRST.includes(name))]
 let suitesOutput = ''
+/** Runs the package's own tap with `args` in its directory. */
+function tap(name, args, options = {}) {
+  return run('./node_modules/.bin/tap', args, { ...options, cwd: join(root, 'packages', name) })
+}
 /** Runs one package's suite (two test files at a time) and prints its output whole, each line prefixed with the package. */
 async function suite(name) {
-  const { code, output } = await run('./node_modules/.bin/tap', ['--jobs=2'], { echo: false, cwd: join(root, 'packages', name) })
+  const { code, output } = await tap(name, ['--jobs=2'], { echo: false })
   const prefixed = output.replace(/\n$/, '').split('\n').map((line) => `packages/${name} test: ${line}\n`).join('')
   process.stdout.write(prefixed)
   suitesOutput += prefixed
@@ -83,7 +87,7 @@ const lane = async () => {
 // fresh clone the two raced, and the cli suite took 300 s instead of 146 s.)
 const [build] = await Promise.all([
   run('pnpm', ['build:emit']),
-  run('./node_modules/.bin/tap', ['build'], { echo: false, cwd: join(root, 'packages', queue[0] ?? 'cli') }),
+  tap(queue[0] ?? 'cli', ['build'], { echo: false }),
   // The test processes' TypeBox bundle (scripts/tap/bundled-packages.mjs), made once here.
   run(process.execPath, ['scripts/tap/bundled-packages.mjs'], { echo: false }),
 ])
@@ -94,7 +98,7 @@ if (build.code !== 0) {
 await Promise.all([lane(), lane()])
 count(suitesOutput)
 // Measures the server's latency: beside another test file, the other file's CPU is what it would measure.
-const stall = await run('pnpm', ['--filter', '@waybill/http', 'exec', 'tap', '--jobs=1', 'test/alone/stall.e2e.ts'])
+const stall = await tap('http', ['--jobs=1', 'test/alone/stall.e2e.ts'])
 count(stall.output)
 failed ||= stall.code !== 0
 process.stdout.write(`\nWall time per package (two at once): ${wallTimes(suitesOutput)}\n`)

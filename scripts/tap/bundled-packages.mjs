@@ -12,6 +12,7 @@
 // (or by the first test process that needs it, under `npx tap`: written beside, then renamed
 // into place, so that processes racing to make it agree).
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
@@ -72,7 +73,5 @@ export async function bundledUrl(url) {
 // before the suites start, rather than in the first test processes, which would all race to.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const domain = new URL('../../packages/domain/package.json', import.meta.url)
-  const { createRequire } = await import('node:module')
-  const entry = pathToFileURL(createRequire(domain).resolve('typebox')).href
-  await bundledUrl(entry)
+  await bundledUrl(pathToFileURL(createRequire(domain).resolve('typebox')).href)
 }
