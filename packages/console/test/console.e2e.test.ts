@@ -274,9 +274,10 @@ t.test('an auditor reads the webhook endpoints and the delivery log, failed atte
 
   // A reader who moves on before the order's answers came keeps the page they moved to (the
   // order's state is held back half a second).
+  const STATE = '**/v1/orders/D-101?*'
   let stateAsked!: () => void
   const asked = new Promise<void>((resolve) => { stateAsked = resolve })
-  await page.route('**/v1/orders/D-101?*', async (route) => {
+  await page.route(STATE, async (route) => {
     stateAsked()
     await new Promise((resolve) => setTimeout(resolve, 500))
     await route.continue()
@@ -284,12 +285,12 @@ t.test('an auditor reads the webhook endpoints and the delivery log, failed atte
   // (`again`: a fragment other than the one shown, so that the router loads the page again.)
   await page.goto(`${served.httpsUrl}/console/#/order?id=D-101&account=acme&again=1`)
   await asked
-  const late = page.waitForResponse('**/v1/orders/D-101?*')
+  const late = page.waitForResponse(STATE)
   await loaded(page, 'deliveries', () => page.goto(`${served.httpsUrl}/console/#/webhooks`))
   await late
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.same(await page.locator('h1').allTextContents(), ['Webhooks'], 'the late answer does not replace the page moved to')
-  await page.unroute('**/v1/orders/D-101?*')
+  await page.unroute(STATE)
 
   // The log's own cursor, three attempts a page: every attempt once, newest first.
   await loaded(page, 'deliveries', () => page.goto(`${served.httpsUrl}/console/#/webhooks?limit=3`))
