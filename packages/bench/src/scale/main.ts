@@ -7,6 +7,7 @@ import { buildStore } from './build-store.js'
 import { measureStores } from './measure-store.js'
 import { formatScaleReport } from './scale-report.js'
 import { PER_ORDER } from './shape.js'
+import { runEntry } from '../run-entry.js'
 
 const HELP = `Usage: pnpm bench:scale [--dir <dir>] [--small <events>] [--large <events>] [--build-only]
                         [--requests <n>] [--rounds <n>] [--connections <n>] [--ingest-seconds <n>] [--threads <n>]
@@ -84,10 +85,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return failed ? 1 : 0
 }
 
-main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code },
-  (error: unknown) => {
-    process.stderr.write(`bench:scale: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = 1
-  },
-)
+runEntry('bench:scale', main)

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import { hottestFunctions } from './profile-summary.js'
 import { acknowledged, formatProfile, formatReport } from './report.js'
 import { runBench } from './run-bench.js'
+import { runEntry } from '../run-entry.js'
 
 const HELP = `Usage: pnpm bench [--seconds <n>] [--warmup <n>] [--connections <n>] [--rate <n>] [--cpu-prof <dir>] [--no-ceiling] [--no-projector]
 
@@ -83,10 +84,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return lost || service.phases.add.non2xx + service.phases.mix.non2xx + (service.fixedRate?.non2xx ?? 0) > 0 ? 1 : 0
 }
 
-main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code },
-  (error: unknown) => {
-    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = 1
-  },
-)
+runEntry('bench', main)

@@ -3,6 +3,7 @@ import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { runWebhookBench } from './run-webhook-bench.js'
 import { formatWebhookReport } from './webhook-report.js'
+import { runEntry } from '../run-entry.js'
 
 const HELP = `Usage: pnpm bench:webhooks [--rounds <n>] [--seconds <n>] [--warmup <n>] [--connections <n>]
 
@@ -55,10 +56,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return lost ? 1 : 0
 }
 
-main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code },
-  (error: unknown) => {
-    process.stderr.write(`bench:webhooks: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = 1
-  },
-)
+runEntry('bench:webhooks', main)
