@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import Sqlite from 'better-sqlite3'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { hashEvent } from '@waybill/event-store'
 import { hashesOf, toHex, treeRoot, verifyConsistency, verifyInclusion, verifyTreeHead } from '@waybill/merkle'
 import {
@@ -141,12 +141,18 @@ t.test('audit rebuild: a new file checked against every head, then swapped in; a
   t.equal(log.path, rebuilt.path, 'the live audit log stays')
 })
 
-t.test('head policy: every N leaves, after T, on catching up at most once a second; never for a smaller tree', async (t) => {
+/** A signing key and a head store in a new data dir, closed and removed after `t`. */
+async function signerAndHeads(t: Test) {
   const { privateKey } = generateKeyPairSync('ed25519')
   const dir = await tempDir()
   t.teardown(() => dir.remove())
   const heads = HeadStore.inDataDir(dir.path)
   t.teardown(() => heads.close())
+  return { privateKey, heads }
+}
+
+t.test('head policy: every N leaves, after T, on catching up at most once a second; never for a smaller tree', async (t) => {
+  const { privateKey, heads } = await signerAndHeads(t)
   let now = Date.parse('2026-01-01T00:00:00.000Z')
   const make = headMaker({ signingKey: privateKey, heads, everyEvents: 10, everyMs: 5000 }, () => new Date(now))
   let size = 0
@@ -171,11 +177,7 @@ t.test('head policy: every N leaves, after T, on catching up at most once a seco
 })
 
 t.test('heads signed while behind are kept sixteen at a time, on catching up, on stopping, or a second after the first', async (t) => {
-  const { privateKey } = generateKeyPairSync('ed25519')
-  const dir = await tempDir()
-  t.teardown(() => dir.remove())
-  const heads = HeadStore.inDataDir(dir.path)
-  t.teardown(() => heads.close())
+  const { privateKey, heads } = await signerAndHeads(t)
   let now = Date.parse('2026-01-01T00:00:00.000Z')
   const make = headMaker({ signingKey: privateKey, heads, everyEvents: 1 }, () => new Date(now))
   let size = 0
