@@ -11,3 +11,4 @@ export { forgetKey, openImage, openImagePieces, openJson, SealBrokenError, type 
 export { imageContext, orderSealer, personalContext, type SealedBlob } from './order-sealer.js'
 export { MissingKeyError, openOrderEvent, orderEventOpener } from './open-event.js'
 export { sealDelivery, type SealedDelivery } from './seal-delivery.js'
+export { OpeningThreads, type SealedItem } from './opening/opening-thread.js'

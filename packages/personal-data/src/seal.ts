@@ -120,9 +120,12 @@ export function openJson(key: OrderKey, context: string, sealed: SealedPersonal)
 }
 
 function openJsonWith(keyId: string, encryption: KeyObject, context: string, sealed: SealedPersonal): Record<string, unknown> {
+  return JSON.parse(openTextWith(keyId, encryption, context, sealed)) as Record<string, unknown>
+}
+
+function openTextWith(keyId: string, encryption: KeyObject, context: string, sealed: SealedPersonal): string {
   if (sealed.key !== keyId) throw new SealBrokenError(`sealed with key ${sealed.key}, not with the order's key ${keyId}`)
-  const plain = openWith(encryption, context, Buffer.from(sealed.iv, 'base64url'), Buffer.from(sealed.box, 'base64url'))
-  return JSON.parse(plain.toString('utf8')) as Record<string, unknown>
+  return openWith(encryption, context, Buffer.from(sealed.iv, 'base64url'), Buffer.from(sealed.box, 'base64url')).toString('utf8')
 }
 
 /**
@@ -133,6 +136,12 @@ function openJsonWith(keyId: string, encryption: KeyObject, context: string, sea
 export function jsonOpener(key: OrderKey): (context: string, sealed: SealedPersonal) => Record<string, unknown> {
   const encryption = encryptionKey(key.secret)
   return (context, sealed) => openJsonWith(key.id, encryption, context, sealed)
+}
+
+/** `jsonOpener`, answering the JSON's text (the opening thread hands it on as it is). */
+export function textOpener(key: OrderKey): (context: string, sealed: SealedPersonal) => string {
+  const encryption = encryptionKey(key.secret)
+  return (context, sealed) => openTextWith(key.id, encryption, context, sealed)
 }
 
 /** An image as its blob keeps it: the nonce, then the sealed bytes and their tag. */

@@ -51,6 +51,8 @@ export class ReadStatements {
   readonly #allInCategories: Database.Statement<[number, string, number], EventRow>
   readonly #head: Database.Statement<[], { position: number | null }>
   readonly #categoryHead: Database.Statement<[string], [number | null]>
+  #countAll: Database.Statement<[number, number], { n: number }> | undefined
+  #countIn: Database.Statement<[number, string, number], { n: number }> | undefined
   /** Projection reads by what they select of data and metadata. */
   readonly #projection = new Map<string, ProjectionStatements>()
 
@@ -70,9 +72,13 @@ export class ReadStatements {
 
   /** Events after `after` (of `categories` when given), counted up to `limit`; rows are not decoded. */
   count(after: bigint, limit: number, categories: readonly string[] | undefined): number {
-    const where = categories === undefined ? 'position > ?' : 'position > ? AND category IN (SELECT value FROM json_each(?))'
-    const args: unknown[] = categories === undefined ? [Number(after), limit] : [Number(after), JSON.stringify(categories), limit]
-    const row = this.#db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE ${where} LIMIT ?)`).get(...args)
+    // Asked after every projector batch (its lag): prepared once.
+    const row = categories === undefined
+      ? (this.#countAll ??= this.#db.prepare<[number, number], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE position > ? LIMIT ?)`))
+        .get(Number(after), limit)
+      : (this.#countIn ??= this.#db.prepare<[number, string, number], { n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE position > ? AND category IN (SELECT value FROM json_each(?)) LIMIT ?)`))
+        .get(Number(after), JSON.stringify(categories), limit)
     return row?.n ?? 0
   }
 

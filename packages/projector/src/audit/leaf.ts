@@ -20,10 +20,6 @@ export interface LeafEvent {
  */
 export const LEAF_READ: ProjectionRead = { metadataKeys: ['received_at'], dataKeys: ['event_date'], dataText: true }
 
-/** How the text of a leaf with an empty data begins. */
-const DATA_PLACE = '{"data":{}'
-
-
 /**
  * The leaf's fields (docs/audit.md#leaves) where a stored event keeps them: the event date in its
  * data, the received time in its metadata (null when either is not a string). The format itself,
@@ -54,11 +50,16 @@ export function eventLeafHash(event: LeafEvent): Hash {
 }
 
 /**
- * The leaf text: when the read handed the data's text, the text of the leaf with an empty data,
- * which begins `{"data":{}` (the first member in canonical order), with the data's text in its
- * place. A test holds the two ways equal.
+ * The leaf text: when the read handed the data's text, written member by member in canonical
+ * order with that text in the data's place, which is what `leafText` writes for these members
+ * (strings and the revision as JSON.stringify writes them: a test holds the two ways equal),
+ * without building and walking an object per leaf (about 6% of a catch-up's CPU).
  */
 function eventLeafText(event: LeafEvent): string {
   if (event.dataText === undefined) return leafText(leafFields(event))
-  return `{"data":${event.dataText}${leafText({ ...leafFields(event), data: {} }).slice(DATA_PLACE.length)}`
+  const eventDate = event.data.event_date
+  const receivedAt = event.metadata.received_at
+  return `{"data":${event.dataText},"event_date":${typeof eventDate === 'string' ? JSON.stringify(eventDate) : 'null'}` +
+    `,"event_id":${JSON.stringify(event.id)},"received_at":${typeof receivedAt === 'string' ? JSON.stringify(receivedAt) : 'null'}` +
+    `,"revision":${JSON.stringify(event.revision)},"stream":${JSON.stringify(event.streamName)},"type":${JSON.stringify(event.type)}}`
 }

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Database } from 'better-sqlite3'
-import { comparePositions, type Position } from '@waybill/event-store'
-import type { EventSource } from '../runner/event-source.js'
+import { comparePositions, type Position, type ProjectionEvent } from '@waybill/event-store'
+import type { EventSource, PulledBatch } from '../runner/event-source.js'
 import type { ProjectionWriter } from '../runner/projection.js'
 import {
   currentGeneration, fsyncPath, newGenerationName, removeOldGenerations, switchGeneration, type GenerationFiles,
@@ -16,6 +16,9 @@ export interface RebuildProgress {
   readonly head: bigint
   readonly elapsedMs: number
 }
+
+/** Batches read ahead of the one being applied. */
+const READ_AHEAD = 2
 
 /** A projection's writer in bulk mode, on a file nobody reads yet. */
 export interface BulkWriter extends ProjectionWriter {
@@ -36,6 +39,12 @@ export interface BuildOptions<Writer extends BulkWriter> {
    * the swap and deletes the file.
    */
   readonly complete: (writer: Writer, readToEnd: () => Promise<number>) => Promise<void> | void
+  /**
+   * Called with each batch as soon as it is read, before the batch ahead of it is applied, and
+   * awaited before it is applied itself: the projection prepares a batch (opens its sealed parts
+   * on another thread) while the one before is applied. `done()` once it is applied.
+   */
+  readonly prepare?: ((events: readonly ProjectionEvent[]) => Promise<{ done(): void }>) | undefined
   /** Makes the indexes a bulk load left out. */
   readonly indexes: (db: Database) => void
   /** Builds the new file but does not swap to it (tests inspect it). */
@@ -66,11 +75,26 @@ export async function buildBeside<Writer extends BulkWriter>(options: BuildOptio
   const startHead = await source.headPosition()
   const writer = options.open(path)
   let events = 0
+  const read = async (after: Position | null): Promise<{ batch: PulledBatch; prepared: Promise<{ done(): void }> | undefined }> => {
+    const batch = await source.pull(after, options.batchSize)
+    const prepared = options.prepare?.(batch.events)
+    // Awaited once the batch before is applied; until then a failure is not left unhandled.
+    prepared?.catch(() => undefined)
+    return { batch, prepared }
+  }
   const readToEnd = async (): Promise<number> => {
     const before = events
+    const ahead = [await read(writer.checkpoint())]
     for (;;) {
-      const batch = await source.pull(writer.checkpoint(), options.batchSize)
+      const { batch, prepared } = ahead.shift() as (typeof ahead)[number]
+      // The next batches are read, and sent to be prepared, before this one is applied: the
+      // preparing thread is never left waiting for the next batch while this thread applies one.
+      for (let last = ahead.at(-1)?.batch ?? batch; ahead.length < READ_AHEAD && !last.complete; last = ahead.at(-1)?.batch ?? batch) {
+        ahead.push(await read(last.through))
+      }
+      const ready = await prepared
       writer.applyBatch(batch.events, batch.through)
+      ready?.done()
       events += batch.events.length
       const reached = writer.checkpoint()
       const head = startHead !== null && (reached === null || comparePositions(startHead, reached) > 0) ? startHead : reached

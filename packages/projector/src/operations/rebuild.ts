@@ -1,7 +1,8 @@
 import type { EventStore } from '@waybill/event-store'
-import type { SubjectKeyStore } from '@waybill/personal-data'
+import { OpeningThreads, type SubjectKeyStore } from '@waybill/personal-data'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
 import { createIndexes } from '../orders/sql-schema.js'
+import { openAhead } from '../orders/open-ahead.js'
 import { rebuildOpener } from '../orders/opener.js'
 import { ReadModelWriter } from '../orders/writer.js'
 import { storeEventSource, type EventSource } from '../runner/event-source.js'
@@ -23,6 +24,11 @@ export interface RebuildOptions {
   readonly onProgress?: (progress: RebuildProgress) => void
   /** Builds the new file but does not swap to it (tests inspect it). */
   readonly swap?: boolean
+  /**
+   * Opens the events' sealed parts on a thread of their own while the batch before is applied
+   * (`openAhead`). Default true; false opens them on this thread, one at a time, as they are folded.
+   */
+  readonly openingThread?: boolean
 }
 
 export type RebuildResult = BuildResult
@@ -36,12 +42,15 @@ export type RebuildResult = BuildResult
 export async function rebuildReadModel(options: RebuildOptions): Promise<RebuildResult> {
   const source = options.source ?? (options.store !== undefined ? storeEventSource(options.store) : undefined)
   if (source === undefined) throw new TypeError('rebuildReadModel needs a store or a source')
+  const thread = options.openingThread === false ? null : new OpeningThreads()
+  const ahead = thread === null ? null : openAhead(options.keys, thread)
   try {
     return await buildBeside({
       source,
       dataDir: options.dataDir,
       files: READ_MODEL_FILES,
-      open: (path) => new ReadModelWriter(path, { bulk: true, open: rebuildOpener(options.keys) }),
+      open: (path) => new ReadModelWriter(path, { bulk: true, open: ahead?.open ?? rebuildOpener(options.keys) }),
+      prepare: ahead?.prepare,
       batchSize: options.batchSize ?? 1000,
       onProgress: options.onProgress,
       complete: (writer) => writer.flush(),
@@ -49,6 +58,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       swap: options.swap,
     })
   } finally {
+    await thread?.close()
     if (options.source === undefined) source.close?.()
   }
 }

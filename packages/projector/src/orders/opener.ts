@@ -14,7 +14,7 @@ export function keyStoreOpener(keys: Pick<SubjectKeyStore, 'get'>): EventOpener 
 type OrderOpeners = Map<string, (event: OrderEvent) => OpenedOrderEvent>
 
 /** Orders whose key a rebuild holds at once; past it, it forgets them all and looks up again. */
-const REBUILD_ORDERS_HELD = 100_000
+export const REBUILD_ORDERS_HELD = 100_000
 
 /**
  * A rebuild's opener: each order's key looked up once and its encryption key derived once for

@@ -44,6 +44,14 @@ t.test('a leaf from the data\'s stored text is the leaf from its parsed value', 
   t.same(leafBytes(read), leafBytes(parsed))
   t.match(leafBytes(read).toString(), /^\{"data":\{"event_date":"2026-01-01T00:00:00.123Z","order_id":"ü-\\"1\\"\\\\",/)
   t.not(toHex(eventLeafHash({ ...read, dataText: canonicalJson({ ...data, order_id: '2' }) })), toHex(eventLeafHash(parsed)), 'the text is what the leaf holds')
+  // Members that are not strings, and strings JSON escapes, come out as leafText writes them.
+  const odd: ProjectionEvent = {
+    ...event(8, 'order-acme-\u2028"q"\\\u0001'), type: 'Order"Odd"\u00e9', id: 'id-\ud800',
+    data: { event_date: 17, order_id: '8' }, metadata: { received_at: null, schema_version: 2 },
+  }
+  for (const variant of [odd, { ...odd, data: { order_id: '8' }, metadata: {} }, { ...odd, metadata: { received_at: '2026-01-01T00:00:01.5Z' } }]) {
+    t.same(leafBytes({ ...variant, dataText: canonicalJson(variant.data) }), leafBytes(variant), JSON.stringify(variant.metadata))
+  }
 })
 
 t.test('an audit log of another schema version is refused, by the writer and by readers', async (t) => {

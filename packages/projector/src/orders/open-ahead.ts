@@ -1,0 +1,68 @@
+import { isSealed, openedEvent, parseOrderStreamName, streamNameFor, type PersonalPart } from '@waybill/domain'
+import type { ProjectionEvent } from '@waybill/event-store'
+import { personalContext, type KeyLookup, type OpeningThreads, type SealedItem, type SubjectKeyStore } from '@waybill/personal-data'
+import type { EventOpener } from './fold.js'
+import { rebuildOpener, REBUILD_ORDERS_HELD } from './opener.js'
+
+/** The parts of one batch opened ahead; `done()` lets them go once the batch is applied. */
+interface OpenedAhead {
+  done(): void
+}
+
+/** A rebuild's opener that has the sealed parts of each batch opened on another thread first. */
+export interface OpenAhead {
+  /**
+   * Sends the sealed parts of `events` whose order has a key to the opening thread, at once
+   * (before this returns), and resolves once they are open: the caller applies the batch before
+   * while they are.
+   */
+  readonly prepare: (events: readonly ProjectionEvent[]) => Promise<OpenedAhead>
+  /** The fold's opener: a part opened ahead is used as it is; any other is opened here, as `rebuildOpener` does. */
+  readonly open: EventOpener
+}
+
+/**
+ * Opening on the second core (docs/design.md#read-model-generations-and-rebuild): each order's
+ * key is looked up once here (for the thread and for the parts opened here alike) and sent with
+ * its parts; what the thread could not open (a changed part, a key that does not match) is opened
+ * here, and throws here what it throws. A part opened ahead is found by its sealed box, which
+ * names one plaintext under one key and one context.
+ */
+export function openAhead(keys: Pick<SubjectKeyStore, 'get'>, thread: OpeningThreads, ordersHeld = REBUILD_ORDERS_HELD): OpenAhead {
+  const known = new Map<string, KeyLookup>()
+  const keyOf = (account: string, orderId: string, stream: string): KeyLookup => {
+    let key = known.get(stream)
+    if (key === undefined && !known.has(stream)) {
+      if (known.size >= ordersHeld) known.clear()
+      key = keys.get(account, orderId)
+      known.set(stream, key)
+    }
+    return key ?? null
+  }
+  const opened = new Map<string, string | null>()
+  const fallback = rebuildOpener({ get: (account, orderId) => keyOf(account, orderId, streamNameFor(account, orderId)) }, ordersHeld)
+  return {
+    prepare: async (events) => {
+      const items: SealedItem[] = []
+      for (const event of events) {
+        const { personal } = event.data as { personal?: PersonalPart }
+        if (personal === undefined || !isSealed(personal)) continue
+        const name = parseOrderStreamName(event.streamName)
+        if (name === null) continue
+        const key = keyOf(name.account, name.orderId, event.streamName)
+        if (key === null || key === 'erased' || key.id !== personal.key) continue
+        items.push({ key, context: personalContext(event.streamName, event.type), sealed: personal })
+      }
+      const texts = await thread.open(items)
+      items.forEach((item, i) => opened.set(item.sealed.box, texts[i] ?? null))
+      return { done: () => { for (const item of items) opened.delete(item.sealed.box) } }
+    },
+    open: (account, orderId, event) => {
+      if (event.type !== 'PersonalDataErased' && isSealed(event.data.personal)) {
+        const text = opened.get(event.data.personal.box)
+        if (text !== undefined && text !== null) return openedEvent(event, JSON.parse(text) as Record<string, unknown>)
+      }
+      return fallback(account, orderId, event)
+    },
+  }
+}
