@@ -1,5 +1,5 @@
 import Sqlite from 'better-sqlite3'
-import type { Database } from 'better-sqlite3'
+import type { Database, Statement } from 'better-sqlite3'
 import type { KeyObject } from 'node:crypto'
 import { join } from 'node:path'
 import { keyIdOf, rawPublicKey, type KeyStatement, type SignedTreeHead } from '@waybill/merkle'
@@ -47,6 +47,7 @@ const HEAD_COLUMNS = 'tree_size, root_hash, timestamp, signature, key_id'
  */
 export class HeadStore {
   private readonly db: Database
+  private latestStatement: Statement<[], SignedTreeHead> | undefined
 
   constructor(readonly path: string) {
     this.db = new Sqlite(path)
@@ -82,9 +83,16 @@ export class HeadStore {
     return this.db.transaction(() => heads.map((head) => this.add(head))).immediate()
   }
 
-  /** The latest head: of the largest tree size, and at a rotation's size the new key's. */
+  /**
+   * The latest head: of the largest tree size, and at a rotation's size the new key's. Asked by
+   * every proof and head request: the largest size is one seek at the end of the primary key's
+   * index and its heads (one, two at a rotation) are sorted alone. Sorting every head by size and
+   * rowid read them all, 2 ms a request with the 10,000 heads of 10,000,000 events.
+   */
   latest(): SignedTreeHead | null {
-    return this.db.prepare<[], SignedTreeHead>(`SELECT ${HEAD_COLUMNS} FROM heads ORDER BY tree_size DESC, rowid DESC LIMIT 1`).get() ?? null
+    this.latestStatement ??= this.db.prepare<[], SignedTreeHead>(
+      `SELECT ${HEAD_COLUMNS} FROM heads WHERE tree_size = (SELECT max(tree_size) FROM heads) ORDER BY rowid DESC LIMIT 1`)
+    return this.latestStatement.get() ?? null
   }
 
   /**
