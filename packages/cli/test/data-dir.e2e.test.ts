@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -29,9 +29,16 @@ t.test('the data dir is for the service user only: created so, and tightened at 
 
   await chmod(dir, 0o755)
   await chmod(join(dir, 'events.sqlite'), 0o644)
+  // The blob store's folders are checked, not each image in them: the folder keeps others out.
+  const folder = join(dir, 'blobs', 'ab')
+  await mkdir(folder, { recursive: true, mode: 0o755 })
+  await chmod(folder, 0o755)
+  await writeFile(join(folder, 'cd'), 'image', { mode: 0o644 })
   const second = await serve({ WAYBILL_DATA_DIR: dir })
   t.teardown(() => second.stop())
-  t.match(second.output(), /tightened the modes of 2 path\(s\) in .* \(directories 0700, files 0600\)/, 'the start says so')
+  t.match(second.output(), /tightened the modes of 3 path\(s\) in .* \(directories 0700, files 0600\)/, 'the start says so')
   t.equal((await stat(dir)).mode & 0o777, 0o700)
   t.equal((await stat(join(dir, 'events.sqlite'))).mode & 0o777, 0o600)
+  t.equal((await stat(folder)).mode & 0o777, 0o700, 'a blob folder')
+  t.equal((await stat(join(folder, 'cd'))).mode & 0o777, 0o644, 'an image in it is not looked at')
 })

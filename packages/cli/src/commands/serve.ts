@@ -36,7 +36,7 @@ export const command = defineCommand({
     const withProjector = values['no-projector'] !== true
     const config = loadConfig(env)
     // Before the store opens: SQLite gives its -wal and -shm files the database file's mode.
-    const loosened = existsSync(config.dataDir) ? await tightenDataDir(config.dataDir) : []
+    const loosened = existsSync(config.dataDir) ? await tightenDataDir(config.dataDir, { blobFiles: false }) : []
     const opened = await openStore(config).catch((error: unknown) => { throw explainStartError(error, config) })
     const say = operatorLines(stdout, stderr)
     if (loosened.length > 0) {
