@@ -40,6 +40,7 @@ interface Serving {
   readonly ingestKey: string
   readonly events: number
   readonly bytes: number
+  readonly startSeconds: number
 }
 
 /**
@@ -61,9 +62,13 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
       // Weighed before the ingest adds orders of its own (no photos, no history) to the store.
       const bytes = await bytesOnDisk([dataDir, `${dataDir}.subject-keys`])
       options.log(`${store.dir}: ${events} events, ${bytes} bytes; starting waybill serve`)
-      serving.push({ store, ingestKey, events, bytes, server: await startServerProcess(WAYBILL_MAIN, ['serve'], {
+      const started = performance.now()
+      const server = await startServerProcess(WAYBILL_MAIN, ['serve'], {
         ...store.env, LOG_LEVEL: 'warn', WAYBILL_RATE_LIMIT: '1000000000', WAYBILL_RATE_LIMIT_PER_ADDRESS: '1000000000',
-      }) })
+      })
+      const startSeconds = (performance.now() - started) / 1000
+      options.log(`  listening after ${startSeconds.toFixed(1)} s`)
+      serving.push({ store, ingestKey, events, bytes, server, startSeconds })
     }
     const perRound = Math.ceil(options.requests / options.rounds)
     for (const read of READS) {
@@ -99,7 +104,7 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
     for (const { server } of serving) await server.stop()
   }
   const figures: StoreFigures[] = []
-  for (const [at, { store, events, bytes }] of serving.entries()) {
+  for (const [at, { store, events, bytes, startSeconds }] of serving.entries()) {
     const dataDir = store.env.WAYBILL_DATA_DIR ?? ''
     options.log(`${store.dir}: waybill verify …`)
     const verify = await timeCommand(WAYBILL_MAIN, ['verify'], store.env)
@@ -109,7 +114,7 @@ export async function measureStores(stores: readonly BuiltStore[], options: Meas
     figures.push({
       events,
       reads: Object.fromEntries(READS.map((read) => [read, summarize(reads[at]?.get(read) ?? [])])) as StoreFigures['reads'],
-      ingest: ingests[at] as IngestFigures, verify, auditVerify,
+      ingest: ingests[at] as IngestFigures, startSeconds, verify, auditVerify,
       bytesOnDisk: bytes, eventsAfter: eventsIn(join(dataDir, 'events.sqlite')),
     })
   }

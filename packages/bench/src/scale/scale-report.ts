@@ -10,6 +10,8 @@ export interface StoreFigures {
   readonly ingest: IngestFigures
   readonly verify: TimedRun
   readonly auditVerify: TimedRun
+  /** From starting `waybill serve` to its HTTPS port listening, in seconds. */
+  readonly startSeconds: number
   /** The data dir and the subject key store, on disk, with `events` events (before the ingest). */
   readonly bytesOnDisk: number
   /** Events in the log after the ingest, which the verifications read. */
@@ -64,6 +66,10 @@ export function compare(small: StoreFigures, large: StoreFigures): Comparison[] 
   return [
     ...reads,
     { what: 'ingest: server CPU per ORDER_ADD', small: us(si), large: us(li), ratio: ratioOf(li, si), goal: INGEST_CPU_GOAL },
+    {
+      what: 'waybill serve: start to listening', small: `${small.startSeconds.toFixed(1)} s`, large: `${large.startSeconds.toFixed(1)} s`,
+      ratio: ratioOf(large.startSeconds, small.startSeconds), goal: null,
+    },
     { what: 'waybill verify', small: timed(small.verify, small.eventsAfter), large: timed(large.verify, large.eventsAfter), ratio: ratioOf(large.verify.cpuSeconds, small.verify.cpuSeconds), goal: null },
     {
       what: 'waybill audit verify', small: timed(small.auditVerify, small.eventsAfter), large: timed(large.auditVerify, large.eventsAfter),

@@ -10,6 +10,7 @@ const store = (events: number, p99Ms: number, cpuUs: number | null, changes: Par
   ingest: { accepted: 1000, failed: 0, cpuSeconds: cpuUs === null ? null : (cpuUs * 1000) / 1e6 },
   verify: { wallSeconds: events / 100_000, cpuSeconds: events / 200_000, code: 0 },
   auditVerify: { wallSeconds: events / 50_000, cpuSeconds: events / 100_000, code: 0 },
+  startSeconds: events / 1_000_000,
   bytesOnDisk: events * 2000,
   eventsAfter: events,
 })
@@ -27,6 +28,7 @@ t.test('each read is compared by its p99, the ingest by its CPU per event, each 
   t.equal(row('ingest: server CPU per ORDER_ADD')?.goal, 1.2)
   t.same(row('waybill verify'), { what: 'waybill verify', small: '1.0 s, CPU 0.5 s (5.0 µs/event)', large: '100.0 s, CPU 50.0 s (5.0 µs/event)', ratio: 100, goal: null })
   t.equal(row('waybill audit verify')?.ratio, 100)
+  t.same(row('waybill serve: start to listening'), { what: 'waybill serve: start to listening', small: '0.1 s', large: '10.0 s', ratio: 100, goal: null })
   t.same(row('bytes on disk per event'), { what: 'bytes on disk per event', small: '2,000 B', large: '2,000 B', ratio: 1, goal: null })
 
   const text = formatScaleReport(small, large, [1.5, 2, 3.25])

@@ -60,5 +60,6 @@ t.test('a load carries on after what it committed and is cut back to a chunk bou
   t.equal(figures.verify.code, 0, 'waybill verify accepts the built store')
   t.equal(figures.auditVerify.code, 0, 'waybill audit verify accepts its audit log')
   t.ok(figures.verify.cpuSeconds > 0 && figures.verify.wallSeconds > 0)
+  t.ok(figures.startSeconds > 0 && figures.startSeconds < 60, `listening after ${figures.startSeconds} s`)
   t.ok(figures.bytesOnDisk > 160 * 1000, `${figures.bytesOnDisk} bytes on disk`)
 })
