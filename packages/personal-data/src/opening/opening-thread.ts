@@ -30,8 +30,11 @@ export class OpeningThreads {
   #nextId = 1
   #broken: Error | null = null
 
-  /** `threads`: default one per core but the caller's, at least one. */
-  constructor(threads = Math.max(1, availableParallelism() - 1)) {
+  /**
+   * `threads`: default one per core but the caller's, at least one and at most two: the caller's
+   * own part of a rebuild (reading, folding, writing) takes about as long as opening on two.
+   */
+  constructor(threads = Math.min(2, Math.max(1, availableParallelism() - 1))) {
     this.#workers = Array.from({ length: threads }, () => {
       const worker = new Worker(WORKER_URL)
       worker.on('message', (message: FromOpening) => {
