@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import Sqlite from 'better-sqlite3'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -121,4 +122,14 @@ export async function randomTraffic(store: TestStore, options: { seed: number; s
 /** The opener of a read model no event reaches (a file made only to be refused): opening one is a bug. */
 export const noOpener: EventOpener = () => {
   throw new Error('no event was expected here')
+}
+
+/** The rows one query answers on a SQLite file, opened read-only and closed again. */
+export function queryFile<Row>(path: string, sql: string): Row[] {
+  const db = new Sqlite(path, { readonly: true })
+  try {
+    return db.prepare<[], Row>(sql).all()
+  } finally {
+    db.close()
+  }
 }

@@ -9,16 +9,10 @@ import {
   AuditLog, eventLeafHash, headMaker, HeadStore, readSigningKey, ReadModel, rebuildAuditLog, rebuildReadModel, startProjector,
 } from '../../src/index.js'
 import { createSigningKey } from '../../src/audit/signing-key.js'
-import { openStore, randomTraffic, tempDir } from '../helpers.js'
+import { openStore, queryFile, randomTraffic, tempDir } from '../helpers.js'
 
-const tablesOf = (path: string): string[] => {
-  const db = new Sqlite(path, { readonly: true })
-  try {
-    return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as Array<{ name: string }>).map((row) => row.name)
-  } finally {
-    db.close()
-  }
-}
+const tablesOf = (path: string): string[] =>
+  queryFile<{ name: string }>(path, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).map((row) => row.name)
 
 t.test('the audit projection keeps the tree of every order event in its own file and signs heads; an orders rebuild never touches it', async (t) => {
   const dir = await tempDir()

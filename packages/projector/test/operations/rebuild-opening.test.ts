@@ -4,17 +4,10 @@ import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { SealBrokenError } from '@waybill/personal-data'
 import { rebuildReadModel } from '../../src/index.js'
-import { openStore, randomTraffic, tempDir } from '../helpers.js'
+import { openStore, queryFile, randomTraffic, tempDir } from '../helpers.js'
 
 /** Every row of a read model file, in key order. */
-const rowsOf = (path: string): unknown[] => {
-  const db = new Sqlite(path, { readonly: true })
-  try {
-    return db.prepare('SELECT * FROM orders ORDER BY account, order_id').all()
-  } finally {
-    db.close()
-  }
-}
+const rowsOf = (path: string): unknown[] => queryFile(path, 'SELECT * FROM orders ORDER BY account, order_id')
 
 t.test('a rebuild that opens ahead on a thread writes the rows a rebuild opening each event as it folds writes', async (t) => {
   const dir = await tempDir()
