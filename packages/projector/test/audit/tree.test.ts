@@ -170,34 +170,34 @@ t.test('head policy: every N leaves, after T, on catching up at most once a seco
   t.same(make(tree, false), { kind: 'none' })
 })
 
-t.test('heads signed while behind are kept sixteen at a time, on catching up, on stopping, or a second after the first', async (t) => {
+t.test('heads signed while behind are kept 64 at a time, on catching up, on stopping, or a second after the first', async (t) => {
   const { privateKey, heads } = await signerAndHeads(t)
   let now = Date.parse('2026-01-01T00:00:00.000Z')
   const make = headMaker({ signingKey: privateKey, heads, everyEvents: 1 }, () => new Date(now))
   let size = 0
   const tree = { size: () => size, root: (n: number) => Buffer.alloc(32, n) } as unknown as Parameters<typeof make>[0]
   const kept = (): number[] => heads.list(null, 100).map((head) => head.tree_size)
-  for (size = 1; size <= 15; size += 1) t.equal(make(tree, false).kind, 'signed')
-  t.same(kept(), [], 'fifteen signed, none kept yet')
-  size = 16
+  for (size = 1; size <= 63; size += 1) t.equal(make(tree, false).kind, 'signed')
+  t.same(kept(), [], 'sixty-three signed, none kept yet')
+  size = 64
   t.equal(make(tree, false).kind, 'signed')
-  t.same(kept(), Array.from({ length: 16 }, (_, i) => i + 1), 'the sixteenth keeps them all')
-  size = 17
+  t.same(kept(), Array.from({ length: 64 }, (_, i) => i + 1), 'the sixty-fourth keeps them all')
+  size = 65
   t.equal(make(tree, false).kind, 'signed')
-  t.equal(kept().length, 16)
+  t.equal(kept().length, 64)
   now += 1000
-  size = 18
+  size = 66
   t.equal(make(tree, false).kind, 'signed')
-  t.same(kept().slice(16), [17, 18], 'a second after the first of them')
-  size = 19
+  t.same(kept().slice(64), [65, 66], 'a second after the first of them')
+  size = 67
   t.equal(make(tree, false).kind, 'signed')
   t.same(make(tree, true), { kind: 'none' }, 'caught up: nothing more to sign')
-  t.same(kept().slice(18), [19], 'but what was signed is kept')
-  size = 20
+  t.same(kept().slice(66), [67], 'but what was signed is kept')
+  size = 68
   t.equal(make(tree, false).kind, 'signed')
   t.equal(make(tree, false, true).kind, 'none')
-  t.same(kept().slice(19), [20], 'and when the projection stops')
-  t.equal(heads.latest()?.root_hash, Buffer.alloc(32, 20).toString('hex'))
+  t.same(kept().slice(67), [68], 'and when the projection stops')
+  t.equal(heads.latest()?.root_hash, Buffer.alloc(32, 68).toString('hex'))
 })
 
 t.test('the signing key: made once at 0600 in a 0700 directory, then read back; a readable key is refused', async (t) => {
