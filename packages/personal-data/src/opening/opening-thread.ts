@@ -66,8 +66,10 @@ export class OpeningThreads {
   #send(worker: Worker, items: readonly SealedItem[]): Promise<ReadonlyArray<string | null>> {
     if (this.#broken !== null) return Promise.reject(this.#broken)
     if (items.length === 0) return Promise.resolve([])
+    // Each secret copied into 32 bytes of its own: a message clones a view's whole buffer, and a
+    // secret read into a shared one would take its neighbours along.
     const keys = new Map<string, Uint8Array>()
-    for (const { key } of items) keys.set(key.id, key.secret)
+    for (const { key } of items) if (!keys.has(key.id)) keys.set(key.id, Uint8Array.from(key.secret))
     const id = this.#nextId++
     const message: ToOpening = {
       id,
