@@ -14,7 +14,8 @@ export interface TightenOptions {
 /**
  * The data directory holds the event log, the read model, images and keys: readable by the
  * service's user only. Every directory in it becomes 0700 and every file 0600 (links are left
- * alone), and the paths whose mode had to change are returned, so the start can say so: a
+ * alone; with `blobFiles: false`, the images in the blob store's folders are not looked at, their
+ * folders are), and the paths whose mode had to change are returned, so the start can say so: a
  * directory made by an older version, or copied in by hand, is found and fixed at every start.
  */
 export async function tightenDataDir(dataDir: string, options: TightenOptions = {}): Promise<string[]> {

@@ -35,17 +35,26 @@ export class OpeningThreads {
    * own part of a rebuild (reading, folding, writing) takes about as long as opening on two.
    */
   constructor(threads = Math.min(2, Math.max(1, availableParallelism() - 1))) {
-    this.#workers = Array.from({ length: threads }, () => {
-      const worker = new Worker(WORKER_URL)
-      worker.on('message', (message: FromOpening) => {
-        const pending = this.#pending.get(message.id)
-        this.#pending.delete(message.id)
-        pending?.resolve(message.texts.split('\n').map((text) => text === '' ? null : text))
-      })
-      worker.on('error', (error) => this.#fail(error))
-      worker.on('exit', (code) => this.#fail(new Error(`an opening thread exited (code ${code})`)))
-      return worker
+    this.#workers = []
+    try {
+      for (let i = 0; i < threads; i += 1) this.#workers.push(this.#start())
+    } catch (error) {
+      // None left running to keep the process alive.
+      for (const worker of this.#workers) void worker.terminate()
+      throw error
+    }
+  }
+
+  #start(): Worker {
+    const worker = new Worker(WORKER_URL)
+    worker.on('message', (message: FromOpening) => {
+      const pending = this.#pending.get(message.id)
+      this.#pending.delete(message.id)
+      pending?.resolve(message.texts.split('\n').map((text) => text === '' ? null : text))
     })
+    worker.on('error', (error) => this.#fail(error))
+    worker.on('exit', (code) => this.#fail(new Error(`an opening thread exited (code ${code})`)))
+    return worker
   }
 
   /** Each item's opened text, in order, or null where it did not open. */

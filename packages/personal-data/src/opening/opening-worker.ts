@@ -1,5 +1,5 @@
 /**
- * The opening thread (`OpeningThread`): opens the sealed parts it is sent with the keys sent
+ * An opening thread (`OpeningThreads`): opens the sealed parts it is sent with the keys sent
  * beside them and answers their text. It keeps each key's derived encryption key for the parts
  * of the same order in later batches, and nothing once it ends.
  */
@@ -13,17 +13,18 @@ const KEYS_HELD = 100_000
 
 const port = parentPort
 if (port === null) throw new Error('opening-worker runs as a worker thread')
-const openers = new Map<string, (context: string, sealed: SealedPersonal) => string>()
+const openers = new Map<string, { readonly secret: Buffer; readonly open: (context: string, sealed: SealedPersonal) => string }>()
 
 port.on('message', (message: ToOpening) => {
-  for (const [id, secret] of message.keys) {
-    if (openers.has(id)) continue
+  for (const [id, bytes] of message.keys) {
+    const secret = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    if (openers.get(id)?.secret.equals(secret) === true) continue
     if (openers.size >= KEYS_HELD) openers.clear()
-    openers.set(id, textOpener({ id, secret: Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength) }))
+    openers.set(id, { secret, open: textOpener({ id, secret }) })
   }
   const texts = (JSON.parse(message.items) as OpeningItem[]).map(([keyId, context, iv, box]) => {
     try {
-      const text = openers.get(keyId)?.(context, { key: keyId, iv, box }) ?? ''
+      const text = openers.get(keyId)?.open(context, { key: keyId, iv, box }) ?? ''
       // Sealed JSON holds no raw newline (the answer's separator); one that does is left to the caller.
       return text.includes('\n') ? '' : text
     } catch {

@@ -25,7 +25,7 @@ export interface RebuildOptions {
   /** Builds the new file but does not swap to it (tests inspect it). */
   readonly swap?: boolean
   /**
-   * Opens the events' sealed parts on a thread of their own while the batch before is applied
+   * Opens the events' sealed parts on threads of their own while the batch before is applied
    * (`openAhead`). Default true; false opens them on this thread, one at a time, as they are folded.
    */
   readonly openingThread?: boolean
@@ -42,9 +42,10 @@ export type RebuildResult = BuildResult
 export async function rebuildReadModel(options: RebuildOptions): Promise<RebuildResult> {
   const source = options.source ?? (options.store !== undefined ? storeEventSource(options.store) : undefined)
   if (source === undefined) throw new TypeError('rebuildReadModel needs a store or a source')
-  const thread = options.openingThread === false ? null : new OpeningThreads()
-  const ahead = thread === null ? null : openAhead(options.keys, thread)
+  let thread: OpeningThreads | null = null
   try {
+    thread = options.openingThread === false ? null : new OpeningThreads()
+    const ahead = thread === null ? null : openAhead(options.keys, thread)
     return await buildBeside({
       source,
       dataDir: options.dataDir,
