@@ -20,6 +20,11 @@ export interface RebuildProgress {
 /** Batches read ahead of the one being applied. */
 const READ_AHEAD = 2
 
+/** A batch a projection prepared (`BuildOptions.prepare`): `done()` once it is applied. */
+interface Prepared {
+  done(): void
+}
+
 /** A projection's writer in bulk mode, on a file nobody reads yet. */
 export interface BulkWriter extends ProjectionWriter {
   readonly db: Database
@@ -44,7 +49,7 @@ export interface BuildOptions<Writer extends BulkWriter> {
    * awaited before it is applied itself: the projection prepares a batch (opens its sealed parts
    * on another thread) while the one before is applied. `done()` once it is applied.
    */
-  readonly prepare?: ((events: readonly ProjectionEvent[]) => Promise<{ done(): void }>) | undefined
+  readonly prepare?: ((events: readonly ProjectionEvent[]) => Promise<Prepared>) | undefined
   /** Makes the indexes a bulk load left out. */
   readonly indexes: (db: Database) => void
   /** Builds the new file but does not swap to it (tests inspect it). */
@@ -75,7 +80,7 @@ export async function buildBeside<Writer extends BulkWriter>(options: BuildOptio
   const startHead = await source.headPosition()
   const writer = options.open(path)
   let events = 0
-  const read = async (after: Position | null): Promise<{ batch: PulledBatch; prepared: Promise<{ done(): void }> | undefined }> => {
+  const read = async (after: Position | null): Promise<{ batch: PulledBatch; prepared: Promise<Prepared> | undefined }> => {
     const batch = await source.pull(after, options.batchSize)
     const prepared = options.prepare?.(batch.events)
     // Awaited once the batch before is applied; until then a failure is not left unhandled.

@@ -21,6 +21,9 @@ export interface OpenAhead {
   readonly open: EventOpener
 }
 
+/** What a part opened ahead is found by: its context and the whole sealed part. */
+const nameOf = (context: string, sealed: SealedPersonal): string => `${context}\u0000${sealed.key}\u0000${sealed.iv}\u0000${sealed.box}`
+
 /**
  * Opening on the second core (docs/design.md#read-model-generations-and-rebuild): each order's
  * key is looked up once here (for the thread and for the parts opened here alike) and sent with
@@ -31,9 +34,6 @@ export interface OpenAhead {
  * it always did. A thread that fails leaves every part of its batches to be opened here: the
  * rebuild goes on, on one thread.
  */
-/** What a part opened ahead is found by: its context and the whole sealed part. */
-const nameOf = (context: string, sealed: SealedPersonal): string => `${context}\u0000${sealed.key}\u0000${sealed.iv}\u0000${sealed.box}`
-
 export function openAhead(keys: Pick<SubjectKeyStore, 'get'>, thread: OpeningThreads, ordersHeld = REBUILD_ORDERS_HELD): OpenAhead {
   const known = new Map<string, KeyLookup>()
   const keyOf = (account: string, orderId: string, stream: string): KeyLookup => {
