@@ -3,7 +3,7 @@
  * (kept apart from the event store and its backups), sealing a delivery's personal fields and
  * images with its order's key, and opening them again for readers, null once the key is destroyed.
  */
-export type { ErasedKey, ErasureNote, KeyErasure, KeyLookup, KeyRequest, SubjectKeyStore } from './key-store.js'
+export type { ErasedKey, ErasureNote, KeyErasure, KeyLookup, KeyRequest, OrderRef, SubjectKeyStore } from './key-store.js'
 export { openSqliteKeyStore, type SqliteKeyStoreOptions } from './sqlite/sqlite-key-store.js'
 export { KEY_DATABASE_FILE } from './sqlite/key-database.js'
 export { openMemoryKeyStore } from './memory-key-store.js'

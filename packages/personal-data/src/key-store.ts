@@ -7,6 +7,12 @@ export interface KeyRequest {
   readonly customer: string
 }
 
+/** An order, named within its account. */
+export interface OrderRef {
+  readonly account: string
+  readonly orderId: string
+}
+
 /** What the key store holds for an order: its key, or the record that it was destroyed. */
 export type KeyLookup = OrderKey | 'erased' | null
 
@@ -40,6 +46,11 @@ export interface SubjectKeyStore {
    * (one indexed read), so that a projection can open the events of a batch inside its transaction.
    */
   get(account: string, orderId: string): KeyLookup
+  /**
+   * `get` for many orders in one read: each order's lookup, in the order asked. A rebuild asks
+   * for the keys of a batch's new orders at once (one query, not one per order).
+   */
+  getMany(orders: readonly OrderRef[]): KeyLookup[]
   /**
    * The order's key, made (durably, before this resolves) when it has none: the first delivery of
    * an order. `customer` is recorded with a new key only; an existing key is returned as it is.

@@ -15,6 +15,7 @@ export function openMemoryKeyStore(): SubjectKeyStore & { count(): number } {
   }
   return {
     get: lookup,
+    getMany: (orders) => orders.map((order) => lookup(order.account, order.orderId)),
     create(account, orderId, customer) {
       if (!keys.has(name(account, orderId))) keys.set(name(account, orderId), { id: randomUUID(), secret: randomBytes(32), customer })
       return Promise.resolve(lookup(account, orderId) as NonNullable<KeyLookup>)

@@ -49,4 +49,25 @@ export function keyStoreContract(name: string, open: (t: { teardown(fn: () => un
     t.not(keys.get('globex', 'G-1'), 'erased', 'another account untouched')
     t.not(keys.get('acme', 'B-1'), 'erased', 'another customer untouched')
   })
+
+  t.test(`${name}: getMany answers what get answers, for each order in the order asked`, async (t) => {
+    const keys = await open(t)
+    t.same(keys.getMany([]), [], 'nothing asked, nothing answered')
+    const made = await keys.createMany(Array.from({ length: 1200 }, (_, i) => ({ account: i % 2 === 0 ? 'acme' : 'globex', orderId: `O-${i}`, customer: 'Ada' })))
+    await keys.erase('acme', ['O-4'], { at: '2026-01-01T00:00:00Z', scope: 'order', requestedBy: 'dpo@example.com', reason: 'asked' })
+    // More orders than SQLite takes parameters in one statement, repeated and missing ones
+    // among them, and names that need escaping in JSON.
+    const asked = [
+      ...Array.from({ length: 1200 }, (_, i) => ({ account: (1199 - i) % 2 === 0 ? 'acme' : 'globex', orderId: `O-${1199 - i}` })),
+      { account: 'acme', orderId: 'O-4' }, { account: 'acme', orderId: 'O-1' }, { account: 'acme', orderId: 'nope "\\ \u00e9' },
+      { account: 'globex', orderId: 'O-1' },
+    ]
+    const answers = keys.getMany(asked)
+    t.same(answers, asked.map((order) => keys.get(order.account, order.orderId)))
+    t.equal(answers[1195], 'erased', 'an erased order')
+    t.equal(answers[1201], null, 'an order of another account')
+    t.equal(answers[1202], null, 'an order the store does not know')
+    t.same(answers[1203], made[1], 'a repeated order, found again')
+    t.equal(answers.filter((answer) => answer !== null && answer !== 'erased').length, 1199 + 1, 'every other order its key')
+  })
 }

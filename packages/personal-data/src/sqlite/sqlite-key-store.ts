@@ -35,6 +35,7 @@ export async function openSqliteKeyStore(options: SqliteKeyStoreOptions): Promis
   }
   return {
     get: (account, orderId) => statements.get(account, orderId),
+    getMany: (orders) => statements.getMany(orders),
     async create(account, orderId, customer) {
       const [key] = await writer.create([{ account, orderId, customer }])
       return key as NonNullable<typeof key>

@@ -13,7 +13,7 @@ export interface RebuildOptions {
   readonly source?: EventSource
   readonly dataDir: string
   /** The subject keys, to open each event's personal part. */
-  readonly keys: Pick<SubjectKeyStore, 'get'>
+  readonly keys: Pick<SubjectKeyStore, 'get' | 'getMany'>
   /**
    * Events per read and transaction. Default 1,000: in bulk mode a transaction costs little, and
    * a batch of parsed events this small dies young in the garbage collector's nursery (against

@@ -1,6 +1,6 @@
-import { isSealed, openedEvent, parseOrderStreamName, streamNameFor, type PersonalPart, type SealedPersonal } from '@waybill/domain'
+import { isSealed, openedEvent, parseOrderStreamName, streamNameFor, type PersonalPart } from '@waybill/domain'
 import type { ProjectionEvent } from '@waybill/event-store'
-import { personalContext, type KeyLookup, type OpeningThreads, type SealedItem, type SubjectKeyStore } from '@waybill/personal-data'
+import { personalContext, type KeyLookup, type OpeningThreads, type OrderRef, type SealedItem, type SubjectKeyStore } from '@waybill/personal-data'
 import type { EventOpener } from './fold.js'
 import { rebuildOpener, REBUILD_ORDERS_HELD } from './opener.js'
 
@@ -21,20 +21,19 @@ export interface OpenAhead {
   readonly open: EventOpener
 }
 
-/** What a part opened ahead is found by: its context and the whole sealed part. */
-const nameOf = (context: string, sealed: SealedPersonal): string => `${context}\u0000${sealed.key}\u0000${sealed.iv}\u0000${sealed.box}`
-
 /**
  * Opening on the second core (docs/design.md#read-model-generations-and-rebuild): each order's
- * key is looked up once here (for the thread and for the parts opened here alike) and sent with
- * its parts; what the thread could not open (a changed part, a key that does not match) is opened
- * here, and throws here what it throws. A part opened ahead is found by everything it was opened
- * with: the context of the event asking (its stream and type), the key id, the nonce and the box,
- * so a part copied into another order's or another type's event is not found and throws here as
- * it always did. A thread that fails leaves every part of its batches to be opened here: the
- * rebuild goes on, on one thread.
+ * key is looked up once here (for the thread and for the parts opened here alike; the keys of a
+ * batch's new orders in one read) and sent with its parts; what the thread could not open (a changed part, a key that does not match) is opened
+ * here, and throws here what it throws. A part opened ahead is found by the event it was sent
+ * from, the very object: the fold asks about the event the batch holds (a current event is folded
+ * as it was read, not copied), whose stream and type are the context the part was opened with,
+ * so a part copied into another order's or another type's event, a row of its own, is not found
+ * and throws here as it always did. Looking the event up by identity costs no string built and
+ * hashed per event, as a name made of its context and sealed part did. A thread that fails leaves
+ * every part of its batches to be opened here: the rebuild goes on, on one thread.
  */
-export function openAhead(keys: Pick<SubjectKeyStore, 'get'>, thread: OpeningThreads, ordersHeld = REBUILD_ORDERS_HELD): OpenAhead {
+export function openAhead(keys: Pick<SubjectKeyStore, 'get' | 'getMany'>, thread: OpeningThreads, ordersHeld = REBUILD_ORDERS_HELD): OpenAhead {
   const known = new Map<string, KeyLookup>()
   const keyOf = (account: string, orderId: string, stream: string): KeyLookup => {
     let key = known.get(stream)
@@ -45,11 +44,29 @@ export function openAhead(keys: Pick<SubjectKeyStore, 'get'>, thread: OpeningThr
     }
     return key ?? null
   }
-  const opened = new Map<string, string | null>()
+  /** Looks up, in one read, the keys of the orders of `events` with a sealed part whose key is not known yet. */
+  const lookUpNew = (events: readonly ProjectionEvent[]): void => {
+    const wanted = new Map<string, OrderRef>()
+    for (const event of events) {
+      if (known.has(event.streamName) || wanted.has(event.streamName)) continue
+      const { personal } = event.data as { personal?: PersonalPart }
+      if (personal === undefined || !isSealed(personal)) continue
+      const name = parseOrderStreamName(event.streamName)
+      if (name !== null) wanted.set(event.streamName, name)
+    }
+    if (wanted.size === 0) return
+    if (known.size + wanted.size > ordersHeld) known.clear()
+    const found = keys.getMany([...wanted.values()])
+    let i = 0
+    for (const stream of wanted.keys()) known.set(stream, found[i++] ?? null)
+  }
+  const opened = new Map<object, string | null>()
   const fallback = rebuildOpener({ get: (account, orderId) => keyOf(account, orderId, streamNameFor(account, orderId)) }, ordersHeld)
   return {
     prepare: async (events) => {
+      lookUpNew(events)
       const items: SealedItem[] = []
+      const sent: ProjectionEvent[] = []
       for (const event of events) {
         const { personal } = event.data as { personal?: PersonalPart }
         if (personal === undefined || !isSealed(personal)) continue
@@ -58,17 +75,15 @@ export function openAhead(keys: Pick<SubjectKeyStore, 'get'>, thread: OpeningThr
         const key = keyOf(name.account, name.orderId, event.streamName)
         if (key === null || key === 'erased' || key.id !== personal.key) continue
         items.push({ key, context: personalContext(event.streamName, event.type), sealed: personal })
+        sent.push(event)
       }
       const texts = await thread.open(items).catch((): ReadonlyArray<string | null> => [])
-      const names = items.map((item) => nameOf(item.context, item.sealed))
-      names.forEach((name, i) => opened.set(name, texts[i] ?? null))
-      return { done: () => { for (const name of names) opened.delete(name) } }
+      sent.forEach((event, i) => opened.set(event, texts[i] ?? null))
+      return { done: () => { for (const event of sent) opened.delete(event) } }
     },
     open: (account, orderId, event) => {
-      if (event.type !== 'PersonalDataErased' && isSealed(event.data.personal)) {
-        const text = opened.get(nameOf(personalContext(streamNameFor(account, orderId), event.type), event.data.personal))
-        if (text !== undefined && text !== null) return openedEvent(event, JSON.parse(text) as Record<string, unknown>)
-      }
+      const text = opened.get(event)
+      if (text !== undefined && text !== null) return openedEvent(event, JSON.parse(text) as Record<string, unknown>)
       return fallback(account, orderId, event)
     },
   }

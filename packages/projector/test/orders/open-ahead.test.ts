@@ -8,10 +8,18 @@ import { openAhead } from '../../src/orders/open-ahead.js'
 // The rebuild's opener with the batch opened ahead on a thread, against the per-event opener.
 const keyOf = new Map<string, KeyLookup>()
 const lookups: string[] = []
+/** How many reads the key look-ups took. */
+let reads = 0
 const keys = {
   get: (account: string, orderId: string): KeyLookup => {
+    reads += 1
     lookups.push(orderId)
     return keyOf.get(`${account}/${orderId}`) ?? null
+  },
+  getMany: (orders: ReadonlyArray<{ account: string; orderId: string }>): KeyLookup[] => {
+    reads += 1
+    lookups.push(...orders.map((order) => order.orderId))
+    return orders.map((order) => keyOf.get(`${order.account}/${order.orderId}`) ?? null)
   },
 }
 let position = 0
@@ -54,6 +62,7 @@ t.test('each part opened ahead opens as openOrderEvent opens it; keys looked up 
   const { thread, answers } = recorded(new OpeningThreads(2))
   t.teardown(() => thread.close())
   lookups.length = 0
+  reads = 0
   const ahead = openAhead(keys, thread)
   const first = [add('acme', 'o-1'), add('globex', 'o-1'), update('acme', 'o-1', 'b', 1)]
   const second = [update('globex', 'o-1', 'c', 1), add('acme', 'o-2'), update('acme', 'o-1', 'd', 2)]
@@ -67,6 +76,7 @@ t.test('each part opened ahead opens as openOrderEvent opens it; keys looked up 
     ready.done()
   }
   t.same(lookups, ['o-1', 'o-1', 'o-2'], 'one look-up per order (acme and globex each have an o-1)')
+  t.equal(reads, 2, 'the new orders of each batch in one read')
   t.equal(answers.length, 6)
   t.notOk(answers.includes(null), 'the thread opened every part')
   // Once its batch is done, a part is opened here: the same event, the same answer.

@@ -18,7 +18,7 @@ export interface FinishSealOptions {
   /** The log, the sealed one now in place. */
   readonly store: EventStore
   readonly blobs: Pick<BlobStore, 'remove'>
-  readonly keys: Pick<SubjectKeyStore, 'get'>
+  readonly keys: Pick<SubjectKeyStore, 'get' | 'getMany'>
   readonly dataDir: string
   readonly heads: HeadStore
   readonly seal: SealRecord
