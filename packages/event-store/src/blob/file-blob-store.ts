@@ -2,6 +2,7 @@ import { createHash, hash, randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { usageCounter, type BlobUsage } from './blob-usage.js'
+import { makeFolder, renameFile, statOrNull, syncDirectory, writeNewFile } from './file-calls.js'
 import { HeldBlobs } from './held-blobs.js'
 
 /** Content-addressed storage for images: bytes are kept under their sha256. */
@@ -99,19 +100,18 @@ export async function openFileBlobStore(dir: string, options: FileBlobStoreOptio
   // Every put looks at the disk (one stat) rather than at a memory of what it wrote: another
   // process (`waybill compact`) may have set a blob aside meanwhile, and a put that trusted its
   // memory would let an event name a blob that is about to be deleted.
-  const has = async (sha256: string): Promise<boolean> => {
-    try {
-      return (await stat(pathOf(sha256).file)).isFile()
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-      throw error
-    }
-  }
-  // Folders whose entry in `dir` this process has fsynced: a put into one that already exists
-  // skips fsyncing `dir` again (one open, fsync and close of three per put, once the 256
-  // folders are made). A folder is added only once its fsync is done, so a put that finds it
-  // made by a concurrent put still in that fsync makes it durable itself.
+  const has = async (sha256: string): Promise<boolean> => (await statOrNull(pathOf(sha256).file))?.isFile() === true
+  // Folders this process made or found and whose entry in `dir` it fsynced: a put into one skips
+  // making it and fsyncing `dir` again (two file operations of a put, once the 256 folders are
+  // known). A folder is added only once its fsync is done, so a put that finds it made by a
+  // concurrent put still in that fsync makes it durable itself. A folder removed behind this
+  // store's back is made again by the first put that misses it.
   const durableFolders = new Set<string>()
+  const makeDurable = async (folder: string): Promise<void> => {
+    await makeFolder(folder)
+    await syncDirectory(dir)
+    durableFolders.add(folder)
+  }
   const verified = new Map<string, string>()
   const counter = usageCounter(dir)
   const held = new HeldBlobs(options.heldBytes ?? HELD_BYTES)
@@ -123,7 +123,7 @@ export async function openFileBlobStore(dir: string, options: FileBlobStoreOptio
     try {
       await mkdir(folder, { recursive: true, mode: 0o700 })
       await rename(orphanOf(sha256), file)
-      await fsyncDirectory(folder)
+      await syncDirectory(folder)
       return true
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
@@ -150,7 +150,7 @@ export async function openFileBlobStore(dir: string, options: FileBlobStoreOptio
       for (const [path, parent] of [[file, folder], [orphanOf(sha256), orphans]] as const) {
         try {
           await rm(path)
-          await fsyncDirectory(parent)
+          await syncDirectory(parent)
           removed = true
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
@@ -248,42 +248,27 @@ export async function openFileBlobStore(dir: string, options: FileBlobStoreOptio
       const actual = hash('sha256', bytes, 'hex')
       if (actual !== sha256) throw new RangeError(`bytes hash to ${actual}, not ${sha256}`)
       if (await has(sha256)) return
-      const made = await mkdir(folder, { recursive: true, mode: 0o700 })
-      if (made !== undefined || !durableFolders.has(folder)) {
-        await fsyncDirectory(dir)
-        durableFolders.add(folder)
-      }
+      if (!durableFolders.has(folder)) await makeDurable(folder)
       const temporary = join(folder, `.tmp-${randomUUID()}`)
       let left = true
       try {
-        const handle = await open(temporary, 'wx', 0o600)
-        try {
-          await handle.writeFile(bytes)
-          await handle.sync()
-        } finally {
-          await handle.close()
-        }
+        await writeNewFile(temporary, bytes).catch(async (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+          durableFolders.delete(folder)
+          await makeDurable(folder)
+          await writeNewFile(temporary, bytes)
+        })
         // Same content under the same name: a concurrent put of the same blob may win; either is
         // right (usage() then counts it twice until the next count).
         left = counter.adding(sha256, bytes.byteLength)
-        await rename(temporary, file)
+        await renameFile(temporary, file)
       } catch (error) {
         if (!left) counter.failed(sha256)
         await rm(temporary, { force: true })
         throw error
       }
-      await fsyncDirectory(folder)
+      await syncDirectory(folder)
       if (left) counter.added(bytes.byteLength)
     },
   }
 }
-
-async function fsyncDirectory(path: string): Promise<void> {
-  const handle = await open(path, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
-

@@ -31,6 +31,24 @@ t.test('concurrent puts of the same blob all succeed', async (t) => {
   t.same(await blobs.get(sha(bytes)), bytes)
 })
 
+t.test('a folder removed behind the store\'s back is made again by the next put into it; a large blob is written whole', async (t) => {
+  const dir = join(await tempDir(t), 'blobs')
+  const blobs = await openFileBlobStore(dir)
+  const first = Buffer.from('first image')
+  await blobs.put(first, sha(first))
+  await rm(join(dir, sha(first).slice(0, 2)), { recursive: true })
+  // Another blob in the same folder: the store knew the folder, and finds it gone.
+  let second = Buffer.from('second image, 0')
+  for (let n = 1; sha(second).slice(0, 2) !== sha(first).slice(0, 2); n += 1) second = Buffer.from(`second image, ${n}`)
+  await blobs.put(second, sha(second))
+  t.same(await blobs.get(sha(second)), second)
+  t.same(await readdir(join(dir, sha(second).slice(0, 2))), [sha(second).slice(2)], 'no temp file left')
+  const large = Buffer.alloc(3 * 1024 * 1024 + 17, 9)
+  large.write('an image larger than one write may take', 1000)
+  await blobs.put(large, sha(large))
+  t.same(await blobs.get(sha(large)), large)
+})
+
 t.test('bytes that do not match the hash, or a malformed hash, are refused', async (t) => {
   const dir = join(await tempDir(t), 'blobs')
   const blobs = await openFileBlobStore(dir)
