@@ -12,6 +12,12 @@ const call = <T>(start: (done: (error: NodeJS.ErrnoException | null, value: T) =
     start((error, value) => { if (error === null) resolve(value); else reject(error) })
   })
 
+/** `call` for an operation that answers nothing. */
+const act = (start: (done: (error: NodeJS.ErrnoException | null) => void) => void): Promise<void> =>
+  new Promise((resolve, reject) => {
+    start((error) => { if (error === null) resolve(); else reject(error) })
+  })
+
 /** The file's status, or null when there is none. */
 export async function statOrNull(path: string): Promise<Stats | null> {
   try {
@@ -37,22 +43,22 @@ export async function writeNewFile(path: string, bytes: Uint8Array): Promise<voi
     for (let written = 0; written < bytes.byteLength;) {
       written += await call<number>((done) => { write(fd, bytes, written, bytes.byteLength - written, written, (error, count) => { done(error, count) }) })
     }
-    await call<void>((done) => { fsync(fd, (error) => { done(error, undefined) }) })
+    await act((done) => { fsync(fd, done) })
   } finally {
-    await call<void>((done) => { close(fd, (error) => { done(error, undefined) }) })
+    await act((done) => { close(fd, done) })
   }
 }
 
 export function renameFile(from: string, to: string): Promise<void> {
-  return call<void>((done) => { rename(from, to, (error) => { done(error, undefined) }) })
+  return act((done) => { rename(from, to, done) })
 }
 
 /** Fsyncs a directory, so that the entries made or renamed in it survive a power loss. */
 export async function syncDirectory(path: string): Promise<void> {
   const fd = await call<number>((done) => { open(path, 'r', done) })
   try {
-    await call<void>((done) => { fsync(fd, (error) => { done(error, undefined) }) })
+    await act((done) => { fsync(fd, done) })
   } finally {
-    await call<void>((done) => { close(fd, (error) => { done(error, undefined) }) })
+    await act((done) => { close(fd, done) })
   }
 }
