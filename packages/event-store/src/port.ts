@@ -107,6 +107,16 @@ export interface ProjectionEvent {
   readonly metadata: Readonly<Record<string, unknown>>
   readonly revision: number
   readonly position: Position
+  /** Whether the next event of its stream is one of the types the read's `followedBy` named (only when it named some). */
+  readonly followed?: boolean
+}
+
+/** Events of some types, marked by whether the next event of their stream is of others (`ProjectionReadOptions.followedBy`). */
+export interface FollowedBy {
+  /** The types of the events marked. Names are letters, digits and `_`. */
+  readonly of: readonly string[]
+  /** The types of the next event that mark them. */
+  readonly next: readonly string[]
 }
 
 export interface ProjectionReadOptions extends ReadAllOptions {
@@ -125,6 +135,12 @@ export interface ProjectionReadOptions extends ReadAllOptions {
    * nothing else; all of it when absent. Keys are letters, digits and `_`.
    */
   readonly metadataKeys?: readonly string[]
+  /**
+   * Marks each event of `followedBy.of` with whether the next event of its stream (revision + 1,
+   * wherever it is in the log) is of `followedBy.next` (`followed`): a rebuild need not open what
+   * the next event replaces. A store that cannot tell leaves `followed` out.
+   */
+  readonly followedBy?: FollowedBy
 }
 
 /** What `gaps` found: how many positions below the head hold no event, and where gaps start. */

@@ -112,6 +112,13 @@ export function eventStoreContract(t: Test, subject: ContractSubject): Promise<u
         const text = await store.readAllForProjection({ after: before, categories: [category], dataKeys: [], dataText: true, metadataKeys: [] })
         t.same(text.map((e) => [e.data, e.dataText]), full.map((e) => [{}, canonicalJson(e.data)]),
           'readAllForProjection: the data\'s canonical text, and only the data members asked for')
+        // Streams: A then B; C then D. An A is followed by a B, a C by a D; D has no next, B is not asked about.
+        const followed = await store.readAllForProjection({ after: before, categories: [category], followedBy: { of: ['A', 'C', 'D'], next: ['B', 'D'] } })
+        t.same(followed.map((e) => [e.type, e.followed]), [['A', true], ['B', false], ['C', true], ['D', false]],
+          'readAllForProjection: followedBy marks the events whose next event in their stream is of the types named')
+        t.same((await store.readAllForProjection({ after: before, categories: [category], followedBy: { of: ['A'], next: ['D'] } })).map((e) => e.followed),
+          [false, false, false, false], 'and only those: the next event of another type, or of another stream, does not')
+        t.equal(followed.every((e, i) => e.id === full[i]?.id), true, 'the same events, in order')
       }
       if (store.categoryHead !== undefined) {
         const last = (await store.readAll({ after: before, categories: [category] })).at(-1)!

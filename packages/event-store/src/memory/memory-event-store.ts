@@ -124,6 +124,9 @@ class MemoryStore implements MemoryEventStore {
   }
 
   async readAllForProjection(options: ProjectionReadOptions = {}): Promise<ProjectionEvent[]> {
+    const { followedBy } = options
+    const followed = (event: StoredEvent): boolean => followedBy !== undefined && followedBy.of.includes(event.type) &&
+      followedBy.next.includes(this.#streams.get(event.streamName)?.[event.revision + 1]?.type ?? '')
     return this.#select(options).map((event) => {
       const data = picked(JSON.parse(event.data) as Record<string, unknown>, options.dataKeys)
       return {
@@ -135,6 +138,7 @@ class MemoryStore implements MemoryEventStore {
         metadata: picked(JSON.parse(event.metadata) as Record<string, unknown>, options.metadataKeys),
         revision: event.revision,
         position: positionOf(event.position),
+        ...(followedBy === undefined ? {} : { followed: followed(event) }),
       }
     })
   }

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3'
-import type { LogGaps, Position, ProjectionEvent, RecordedEvent } from '../port.js'
+import type { FollowedBy, LogGaps, Position, ProjectionEvent, RecordedEvent } from '../port.js'
 
 /** `[position, stream, revision, type, data, metadata, event_id, hash, created_at]`, raw mode. */
 type EventRow = [number, string, number, string, string, string, string, string, number]
-/** `[position, stream, revision, type, event_id, data text?, ...data values, ...metadata values]`, raw mode. */
+/** `[position, stream, revision, type, event_id, data text?, ...data values, ...metadata values, followed?]`, raw mode. */
 type ProjectionRow = [number, string, number, string, string, ...(string | null)[]]
 
 /** What a projection read selects of each event's data and metadata (`ProjectionReadOptions`). */
@@ -11,6 +11,7 @@ export interface ProjectionShape {
   readonly metadataKeys?: readonly string[] | undefined
   readonly dataKeys?: readonly string[] | undefined
   readonly dataText?: boolean | undefined
+  readonly followedBy?: FollowedBy | undefined
 }
 
 /** A projection read's statements, and where its row holds what. */
@@ -23,6 +24,8 @@ interface ProjectionStatements {
   /** The columns of the picked data values; -1 when the whole data is parsed from `textColumn`. */
   readonly dataColumn: number
   readonly metadataColumn: number
+  /** The column of `followed` (0 or 1); -1 when not selected. */
+  readonly followedColumn: number
 }
 
 const HEAD = 'position, stream, revision, type, data'
@@ -115,7 +118,7 @@ export class ReadStatements {
     else if (category === undefined) return []
     else if (categories.length === 1) rows = statements.one.all(category, from, maxCount) as ProjectionRow[]
     else rows = statements.some.all(from, JSON.stringify(categories), maxCount) as ProjectionRow[]
-    const { textColumn, dataColumn, metadataColumn } = statements
+    const { textColumn, dataColumn, metadataColumn, followedColumn } = statements
     const { dataKeys, metadataKeys } = shape
     const withText = shape.dataText === true
     const events = new Array<ProjectionEvent>(rows.length)
@@ -125,9 +128,14 @@ export class ReadStatements {
       const text = row[textColumn] as string
       const data = dataKeys === undefined ? JSON.parse(text) as Record<string, unknown> : pickedValues(row, dataKeys, dataColumn)
       const metadata = metadataKeys === undefined ? wholeMetadata(row, metadataColumn) : pickedValues(row, metadataKeys, metadataColumn)
-      events[i] = withText
-        ? { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, dataText: text, metadata, position: { commit: position, prepare: position } }
-        : { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, metadata, position: { commit: position, prepare: position } }
+      // One literal per shape, every member in place, so that the events of a read share one hidden class.
+      events[i] = followedColumn >= 0
+        ? withText
+          ? { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, dataText: text, metadata, position: { commit: position, prepare: position }, followed: row[followedColumn] === 1 }
+          : { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, metadata, position: { commit: position, prepare: position }, followed: row[followedColumn] === 1 }
+        : withText
+          ? { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, dataText: text, metadata, position: { commit: position, prepare: position } }
+          : { streamName: row[1], id: row[4], revision: row[2], type: row[3], data, metadata, position: { commit: position, prepare: position } }
       i += 1
     }
     return events
@@ -162,9 +170,12 @@ export class ReadStatements {
   }
 
   #projectionStatements(shape: ProjectionShape): ProjectionStatements {
-    const { dataKeys, metadataKeys } = shape
+    const { dataKeys, metadataKeys, followedBy } = shape
     const withText = shape.dataText === true || dataKeys === undefined
-    const cacheKey = [withText, dataKeys?.join('\u0000') ?? '*', metadataKeys?.join('\u0000') ?? '*'].join('\u0001')
+    const cacheKey = [
+      withText, dataKeys?.join('\u0000') ?? '*', metadataKeys?.join('\u0000') ?? '*',
+      followedBy === undefined ? '-' : `${followedBy.of.join('\u0000')}\u0002${followedBy.next.join('\u0000')}`,
+    ].join('\u0001')
     let statements = this.#projection.get(cacheKey)
     if (statements === undefined) {
       const picks = (column: string, keys: readonly string[]): string[] => keys.map((key) => {
@@ -176,6 +187,7 @@ export class ReadStatements {
         ...(withText ? ['data'] : []),
         ...(dataKeys === undefined ? [] : picks('data', dataKeys)),
         ...(metadataKeys === undefined ? ['metadata'] : picks('metadata', metadataKeys)),
+        ...(followedBy === undefined ? [] : [followedColumnSql(followedBy)]),
       ]
       const textColumn = withText ? 5 : -1
       const dataColumn = 5 + (withText ? 1 : 0)
@@ -187,11 +199,27 @@ export class ReadStatements {
         textColumn,
         dataColumn,
         metadataColumn: dataColumn + (dataKeys?.length ?? 0),
+        followedColumn: followedBy === undefined ? -1 : columns.length - 1 + 4,
       }
       this.#projection.set(cacheKey, statements)
     }
     return statements
   }
+}
+
+/**
+ * Whether an event of `of` has a next event in its stream of `next`: one seek in the (stream,
+ * revision) index for each event of `of`, none for the others. The types are checked names,
+ * written into the statement (prepared once per shape).
+ */
+function followedColumnSql(followedBy: FollowedBy): string {
+  const list = (types: readonly string[]): string => types.map((type) => {
+    if (!METADATA_KEY.test(type)) throw new RangeError(`event type "${type}" must be letters, digits and _`)
+    return `'${type}'`
+  }).join(', ')
+  if (followedBy.of.length === 0 || followedBy.next.length === 0) return '0'
+  return `(type IN (${list(followedBy.of)}) AND EXISTS (SELECT 1 FROM events AS following
+    WHERE following.stream = events.stream AND following.revision = events.revision + 1 AND following.type IN (${list(followedBy.next)})))`
 }
 
 /** The metadata column, selected whole when no keys were asked for (it is never NULL). */

@@ -3,7 +3,7 @@ import { OpeningThreads, type SubjectKeyStore } from '@waybill/personal-data'
 import { READ_MODEL_FILES } from '../generation/pointer.js'
 import { createIndexes } from '../orders/sql-schema.js'
 import { openAhead } from '../orders/open-ahead.js'
-import { rebuildOpener } from '../orders/opener.js'
+import { rebuildOpener, REPLACED_BY_NEXT, skippingReplaced } from '../orders/opener.js'
 import { ReadModelWriter } from '../orders/writer.js'
 import { storeEventSource, type EventSource } from '../runner/event-source.js'
 import { buildBeside, type BuildResult, type RebuildProgress } from './build-beside.js'
@@ -40,7 +40,7 @@ export type RebuildResult = BuildResult
  * nor checks, so a rebuild under write traffic has nothing to refuse.
  */
 export async function rebuildReadModel(options: RebuildOptions): Promise<RebuildResult> {
-  const source = options.source ?? (options.store !== undefined ? storeEventSource(options.store) : undefined)
+  const source = options.source ?? (options.store !== undefined ? storeEventSource(options.store, { followedBy: REPLACED_BY_NEXT }) : undefined)
   if (source === undefined) throw new TypeError('rebuildReadModel needs a store or a source')
   let thread: OpeningThreads | null = null
   try {
@@ -50,7 +50,7 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
       source,
       dataDir: options.dataDir,
       files: READ_MODEL_FILES,
-      open: (path) => new ReadModelWriter(path, { bulk: true, open: ahead?.open ?? rebuildOpener(options.keys) }),
+      open: (path) => new ReadModelWriter(path, { bulk: true, open: skippingReplaced(ahead?.open ?? rebuildOpener(options.keys)) }),
       prepare: ahead?.prepare,
       batchSize: options.batchSize ?? 1000,
       onProgress: options.onProgress,

@@ -2,7 +2,7 @@ import { isSealed, openedEvent, parseOrderStreamName, streamNameFor, type Person
 import type { ProjectionEvent } from '@waybill/event-store'
 import { personalContext, type KeyLookup, type OpeningThreads, type OrderRef, type SealedItem, type SubjectKeyStore } from '@waybill/personal-data'
 import type { EventOpener } from './fold.js'
-import { rebuildOpener, REBUILD_ORDERS_HELD } from './opener.js'
+import { rebuildOpener, REBUILD_ORDERS_HELD, replacedByNext } from './opener.js'
 
 /** The parts of one batch opened ahead; `done()` lets them go once the batch is applied. */
 interface OpenedAhead {
@@ -69,7 +69,7 @@ export function openAhead(keys: Pick<SubjectKeyStore, 'get' | 'getMany'>, thread
       const sent: ProjectionEvent[] = []
       for (const event of events) {
         const { personal } = event.data as { personal?: PersonalPart }
-        if (personal === undefined || !isSealed(personal)) continue
+        if (personal === undefined || !isSealed(personal) || replacedByNext(event)) continue
         const name = parseOrderStreamName(event.streamName)
         if (name === null) continue
         const key = keyOf(name.account, name.orderId, event.streamName)

@@ -1,5 +1,5 @@
 import { categoryOf } from '@waybill/event-store'
-import type { EventStore, Position, ProjectionEvent } from '@waybill/event-store'
+import type { EventStore, FollowedBy, Position, ProjectionEvent } from '@waybill/event-store'
 import { ORDER_METADATA_KEYS } from '../orders/fold.js'
 
 /** One read of the log: the projection's events in it, and how far it read. */
@@ -47,6 +47,8 @@ export interface StoreEventSourceOptions {
   readonly dataKeys?: readonly string[]
   /** Whether a projection read hands each event's data as its canonical text too. */
   readonly dataText?: boolean
+  /** Which events a projection read marks by the type of the next event of their stream (a rebuild's). */
+  readonly followedBy?: FollowedBy
   /**
    * Where notices of appends come from. Default the store's own `onAppended` (appends of this
    * process); `waybill serve`'s projector thread passes on the main thread's.
@@ -91,7 +93,7 @@ export function storeEventSource(store: EventStore, options: StoreEventSourceOpt
   // position actually read (other categories are a few key events beside the orders).
   const read = readForProjection !== undefined
     ? (after: Position | null, maxCount: number) =>
-      readForProjection({ after, maxCount, metadataKeys, dataKeys: options.dataKeys, dataText: options.dataText })
+      readForProjection({ after, maxCount, metadataKeys, dataKeys: options.dataKeys, dataText: options.dataText, followedBy: options.followedBy })
     : (after: Position | null, maxCount: number) => store.readAll({ after, maxCount })
   const countAfter = store.countAfter?.bind(store)
   return {
