@@ -10,6 +10,10 @@ import { buildBeside, type BuildResult, type RebuildProgress } from './build-bes
 
 export interface RebuildOptions {
   readonly store?: EventStore
+  /**
+   * Where the events come from instead of `store`'s log. Made by `storeEventSource` without
+   * `followedBy`, it marks nothing, and the rebuild then opens every part (tests compare the two).
+   */
   readonly source?: EventSource
   readonly dataDir: string
   /** The subject keys, to open each event's personal part. */

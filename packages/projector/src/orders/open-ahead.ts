@@ -24,12 +24,13 @@ export interface OpenAhead {
 /**
  * Opening on the second core (docs/design.md#read-model-generations-and-rebuild): each order's
  * key is looked up once here (for the thread and for the parts opened here alike; the keys of a
- * batch's new orders in one read) and sent with its parts; what the thread could not open (a changed part, a key that does not match) is opened
- * here, and throws here what it throws. A part opened ahead is found by the event it was sent
- * from, the very object: the fold asks about the event the batch holds (a current event is folded
- * as it was read, not copied), whose stream and type are the context the part was opened with,
- * so a part copied into another order's or another type's event, a row of its own, is not found
- * and throws here as it always did. Looking the event up by identity costs no string built and
+ * batch's new orders in one read) and sent with its parts; what the thread could not open (a
+ * changed part, a key that does not match) is opened here, and throws here what it throws. A part
+ * opened ahead is found by the event it was sent from, the very object: the fold asks about the
+ * event the batch holds (a current event is folded as it was read, not copied), whose stream and
+ * type are the context the part was opened with, so a part copied into another order's or another
+ * type's event (another row of the log, another object) is not found and throws here as it always
+ * did. Updates the next event replaces (`replacedByNext`) are not sent. Looking the event up by identity costs no string built and
  * hashed per event, as a name made of its context and sealed part did. A thread that fails leaves
  * every part of its batches to be opened here: the rebuild goes on, on one thread.
  */
