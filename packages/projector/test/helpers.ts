@@ -39,6 +39,15 @@ export async function openStore(dataDir: string): Promise<TestStore> {
   })
 }
 
+/** A data dir and its store, for one test: closed and removed when it ends. */
+export async function storeForTest(t: { teardown(fn: () => unknown): void }): Promise<{ dir: TestDir; store: TestStore }> {
+  const dir = await tempDir()
+  t.teardown(() => dir.remove())
+  const store = await openStore(dir.path)
+  t.teardown(() => store.close())
+  return { dir, store }
+}
+
 /** Small deterministic PRNG (mulberry32), so a failing random run can be replayed by its seed. */
 function random(seed: number): () => number {
   let a = seed >>> 0

@@ -4,16 +4,13 @@ import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { SealBrokenError } from '@waybill/personal-data'
 import { rebuildReadModel } from '../../src/index.js'
-import { openStore, queryFile, randomTraffic, tempDir } from '../helpers.js'
+import { queryFile, randomTraffic, storeForTest } from '../helpers.js'
 
 /** Every row of a read model file, in key order. */
 const rowsOf = (path: string): unknown[] => queryFile(path, 'SELECT * FROM orders ORDER BY account, order_id')
 
 t.test('a rebuild that opens ahead on a thread writes the rows a rebuild opening each event as it folds writes', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => dir.remove())
-  const store = await openStore(dir.path)
-  t.teardown(() => store.close())
+  const { dir, store } = await storeForTest(t)
   await randomTraffic(store, { seed: 29, steps: 400, orders: 40 })
   // Batches of 7: an order's events fall in different batches, and several batches are read ahead.
   const ahead = await rebuildReadModel({ store, keys: store.keys, dataDir: dir.path, batchSize: 7, swap: false })
@@ -27,10 +24,7 @@ t.test('a rebuild that opens ahead on a thread writes the rows a rebuild opening
 })
 
 t.test('a changed sealed part fails the rebuild with the same error either way, and leaves no file', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => dir.remove())
-  const store = await openStore(dir.path)
-  t.teardown(() => store.close())
+  const { dir, store } = await storeForTest(t)
   await randomTraffic(store, { seed: 30, steps: 60, orders: 10 })
   const db = new Sqlite(join(dir.path, 'events.sqlite'))
   const { position, box } = db.prepare("SELECT position, data ->> '$.personal.box' AS box FROM events WHERE category = 'order' ORDER BY position DESC LIMIT 1")

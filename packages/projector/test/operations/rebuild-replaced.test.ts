@@ -4,7 +4,7 @@ import t from 'tap'
 import { SCHEMA_VERSION, streamNameFor, type WireEvent } from '@waybill/domain'
 import { sealDelivery, SealBrokenError } from '@waybill/personal-data'
 import { rebuildReadModel, storeEventSource } from '../../src/index.js'
-import { command, openStore, queryFile, randomTraffic, tempDir, TEST_POD, type TestStore } from '../helpers.js'
+import { command, queryFile, randomTraffic, storeForTest, TEST_POD, type TestStore } from '../helpers.js'
 
 // A rebuild leaves unopened the updates whose address the next event of their order replaces
 // (REPLACED_BY_NEXT); its rows must be those of a rebuild that opens every part.
@@ -37,10 +37,7 @@ function changeBox(dataDir: string, position: number, box: string): void {
 }
 
 t.test('skipping the updates the next event replaces writes the rows of a rebuild that opens every part, on a thread or not', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => dir.remove())
-  const store = await openStore(dir.path)
-  t.teardown(() => store.close())
+  const { dir, store } = await storeForTest(t)
   await randomTraffic(store, { seed: 31, steps: 500, orders: 40 })
   t.ok(replacedUpdates(dir.path).length > 20, `${replacedUpdates(dir.path).length} updates replaced by the next event`)
   for (const openingThread of [true, false]) {
@@ -51,10 +48,7 @@ t.test('skipping the updates the next event replaces writes the rows of a rebuil
 })
 
 t.test('a replaced update is not opened: a change to its part fails only the rebuild that opens it', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => dir.remove())
-  const store = await openStore(dir.path)
-  t.teardown(() => store.close())
+  const { dir, store } = await storeForTest(t)
   await randomTraffic(store, { seed: 32, steps: 200, orders: 12 })
   const before = rowsOf((await rebuildReadModel({ store, keys: store.keys, dataDir: dir.path, swap: false })).path)
   const [replaced] = replacedUpdates(dir.path)
@@ -70,10 +64,7 @@ t.test('a replaced update is not opened: a change to its part fails only the reb
 })
 
 t.test('in a log the decider would not have written, an update is skipped only when the next event is sure to replace its address', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => dir.remove())
-  const store = await openStore(dir.path)
-  t.teardown(() => store.close())
+  const { dir, store } = await storeForTest(t)
   let step = 0
   /** Appends a sealed event as the ingress seals it, without the decider. */
   const append = async (orderId: string, event: WireEvent, type: string, fields: Record<string, unknown>): Promise<void> => {
