@@ -55,8 +55,8 @@ export function keyStoreContract(name: string, open: (t: { teardown(fn: () => un
     t.same(keys.getMany([]), [], 'nothing asked, nothing answered')
     const made = await keys.createMany(Array.from({ length: 1200 }, (_, i) => ({ account: i % 2 === 0 ? 'acme' : 'globex', orderId: `O-${i}`, customer: 'Ada' })))
     await keys.erase('acme', ['O-4'], { at: '2026-01-01T00:00:00Z', scope: 'order', requestedBy: 'dpo@example.com', reason: 'asked' })
-    // More orders than SQLite takes parameters in one statement, repeated and missing ones
-    // among them, and names that need escaping in JSON.
+    // Many orders in one call (one JSON parameter, whatever their number), repeated and missing
+    // ones among them, and names that need escaping in JSON.
     const asked = [
       ...Array.from({ length: 1200 }, (_, i) => ({ account: (1199 - i) % 2 === 0 ? 'acme' : 'globex', orderId: `O-${1199 - i}` })),
       { account: 'acme', orderId: 'O-4' }, { account: 'acme', orderId: 'O-1' }, { account: 'acme', orderId: 'nope "\\ \u00e9' },

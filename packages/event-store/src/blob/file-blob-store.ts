@@ -102,8 +102,8 @@ export async function openFileBlobStore(dir: string, options: FileBlobStoreOptio
   // memory would let an event name a blob that is about to be deleted.
   const has = async (sha256: string): Promise<boolean> => (await statOrNull(pathOf(sha256).file))?.isFile() === true
   // Folders this process made or found and whose entry in `dir` it fsynced: a put into one skips
-  // making it and fsyncing `dir` again (two file operations of a put, once the 256 folders are
-  // known). A folder is added only once its fsync is done, so a put that finds it made by a
+  // the mkdir and the fsync of `dir` (its open, fsync and close), once the 256 folders are
+  // known. A folder is added only once its fsync is done, so a put that finds it made by a
   // concurrent put still in that fsync makes it durable itself. A folder removed behind this
   // store's back is made again by the first put that misses it.
   const durableFolders = new Set<string>()

@@ -7,15 +7,15 @@ import { close, fsync, mkdir, open, rename, stat, write, type Stats } from 'node
  * close tracked. Measured with 16 puts of 300 bytes at once: 84–130 against 158–252 µs of the
  * event loop a put, and 46–72 against 91–172 µs of user CPU.
  */
-const call = <T>(start: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> =>
+const call = <T>(start: (done: (error: NodeJS.ErrnoException | null | undefined, value: T) => void) => void): Promise<T> =>
   new Promise((resolve, reject) => {
-    start((error, value) => { if (error === null) resolve(value); else reject(error) })
+    start((error, value) => { if (error === null || error === undefined) resolve(value); else reject(error) })
   })
 
 /** `call` for an operation that answers nothing. */
-const act = (start: (done: (error: NodeJS.ErrnoException | null) => void) => void): Promise<void> =>
+const act = (start: (done: (error: NodeJS.ErrnoException | null | undefined) => void) => void): Promise<void> =>
   new Promise((resolve, reject) => {
-    start((error) => { if (error === null) resolve(); else reject(error) })
+    start((error) => { if (error === null || error === undefined) resolve(); else reject(error) })
   })
 
 /** The file's status, or null when there is none. */

@@ -31,7 +31,7 @@ t.test('concurrent puts of the same blob all succeed', async (t) => {
   t.same(await blobs.get(sha(bytes)), bytes)
 })
 
-t.test('a folder removed behind the store\'s back is made again by the next put into it; a large blob is written whole', async (t) => {
+t.test('a folder removed behind the store\'s back is made again by the next put into it; a large blob reads back whole', async (t) => {
   const dir = join(await tempDir(t), 'blobs')
   const blobs = await openFileBlobStore(dir)
   const first = Buffer.from('first image')

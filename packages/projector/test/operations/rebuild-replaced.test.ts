@@ -92,8 +92,10 @@ t.test('in a log the decider would not have written, an update is skipped only w
   await append('usual', 'ORDER_UPDATE', 'OrderUpdated', update('one'))
   await append('usual', 'ORDER_UPDATE', 'OrderUpdated', update('two'))
   await append('usual', 'ORDER_COMPLETE', 'OrderCompleted', { address: 'completed', delivery_date: '2025-02-03T00:00:00Z', recipient: 'R', pod: TEST_POD })
-  const { all, skipping } = await bothWays(store, dir.path, true)
-  t.same(skipping, all)
-  t.same((all as Array<{ order_id: string; address: string }>).map((row) => [row.order_id, row.address]),
-    [['canceled-between', 'first'], ['locked-by-update', 'locking'], ['usual', 'completed']])
+  for (const openingThread of [true, false]) {
+    const { all, skipping } = await bothWays(store, dir.path, openingThread)
+    t.same(skipping, all, `opening thread: ${String(openingThread)}`)
+    t.same((all as Array<{ order_id: string; address: string }>).map((row) => [row.order_id, row.address]),
+      [['canceled-between', 'first'], ['locked-by-update', 'locking'], ['usual', 'completed']])
+  }
 })
