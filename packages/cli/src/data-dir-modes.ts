@@ -1,5 +1,5 @@
 import { chmod, lstat, readdir } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 export interface TightenOptions {
   /**
@@ -21,7 +21,7 @@ export interface TightenOptions {
 export async function tightenDataDir(dataDir: string, options: TightenOptions = {}): Promise<string[]> {
   const changed: string[] = []
   const blobs = join(dataDir, 'blobs')
-  const visit = async (path: string, parent: string): Promise<void> => {
+  const visit = async (path: string): Promise<void> => {
     const stat = await lstat(path)
     if (stat.isSymbolicLink()) return
     const wanted = stat.isDirectory() ? 0o700 : 0o600
@@ -29,10 +29,10 @@ export async function tightenDataDir(dataDir: string, options: TightenOptions = 
       await chmod(path, wanted)
       changed.push(path)
     }
-    if (!stat.isDirectory() || (options.blobFiles === false && parent === blobs)) return
-    for (const name of await readdir(path)) await visit(join(path, name), path)
+    if (!stat.isDirectory() || (options.blobFiles === false && dirname(path) === blobs)) return
+    for (const name of await readdir(path)) await visit(join(path, name))
   }
   // Not a directory (a mistyped path naming a file): not ours to change; the start will say why.
-  if ((await lstat(dataDir)).isDirectory()) await visit(dataDir, '')
+  if ((await lstat(dataDir)).isDirectory()) await visit(dataDir)
   return changed
 }

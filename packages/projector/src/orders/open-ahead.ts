@@ -1,4 +1,4 @@
-import { isSealed, openedEvent, parseOrderStreamName, streamNameFor, type PersonalPart } from '@waybill/domain'
+import { isSealed, openedEvent, parseOrderStreamName, streamNameFor, type PersonalPart, type SealedPersonal } from '@waybill/domain'
 import type { ProjectionEvent } from '@waybill/event-store'
 import { personalContext, type KeyLookup, type OpeningThreads, type OrderRef, type SealedItem, type SubjectKeyStore } from '@waybill/personal-data'
 import type { EventOpener } from './fold.js'
@@ -45,35 +45,34 @@ export function openAhead(keys: Pick<SubjectKeyStore, 'get' | 'getMany'>, thread
     }
     return key ?? null
   }
-  /** Looks up, in one read, the keys of the orders of `events` with a sealed part whose key is not known yet. */
-  const lookUpNew = (events: readonly ProjectionEvent[]): void => {
-    const wanted = new Map<string, OrderRef>()
-    for (const event of events) {
-      if (known.has(event.streamName) || wanted.has(event.streamName)) continue
-      const { personal } = event.data as { personal?: PersonalPart }
-      if (personal === undefined || !isSealed(personal)) continue
-      const name = parseOrderStreamName(event.streamName)
-      if (name !== null) wanted.set(event.streamName, name)
-    }
-    if (wanted.size === 0) return
-    if (known.size + wanted.size > ordersHeld) known.clear()
-    const found = keys.getMany([...wanted.values()])
-    let i = 0
-    for (const stream of wanted.keys()) known.set(stream, found[i++] ?? null)
-  }
   const opened = new Map<object, string | null>()
   const fallback = rebuildOpener({ get: (account, orderId) => keyOf(account, orderId, streamNameFor(account, orderId)) }, ordersHeld)
   return {
     prepare: async (events) => {
-      lookUpNew(events)
-      const items: SealedItem[] = []
-      const sent: ProjectionEvent[] = []
+      // Forgotten before, not between, the two passes: every key the second one asks for is held.
+      if (known.size + events.length > ordersHeld) known.clear()
+      // The parts the fold will ask for, and the orders among them whose key is not held yet, read in one go.
+      const parts: Array<{ readonly event: ProjectionEvent; readonly personal: SealedPersonal }> = []
+      const wanted = new Map<string, OrderRef>()
       for (const event of events) {
         const { personal } = event.data as { personal?: PersonalPart }
         if (personal === undefined || !isSealed(personal) || replacedByNext(event)) continue
-        const name = parseOrderStreamName(event.streamName)
-        if (name === null) continue
-        const key = keyOf(name.account, name.orderId, event.streamName)
+        if (!known.has(event.streamName) && !wanted.has(event.streamName)) {
+          const name = parseOrderStreamName(event.streamName)
+          if (name === null) continue
+          wanted.set(event.streamName, name)
+        }
+        parts.push({ event, personal })
+      }
+      if (wanted.size > 0) {
+        const found = keys.getMany([...wanted.values()])
+        let i = 0
+        for (const stream of wanted.keys()) known.set(stream, found[i++] ?? null)
+      }
+      const items: SealedItem[] = []
+      const sent: ProjectionEvent[] = []
+      for (const { event, personal } of parts) {
+        const key = known.get(event.streamName) ?? null
         if (key === null || key === 'erased' || key.id !== personal.key) continue
         items.push({ key, context: personalContext(event.streamName, event.type), sealed: personal })
         sent.push(event)
